@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Build kprof's kernel modules with Kbuild, once per kernel, each kernel into
+# its own tree: build/modules/<release>/{src/,*.ko}.
+#
+#   ci/build-modules.sh                   every kernel of the matrix
+#   KDIR=/path [KREL=rel] ci/build-modules.sh   one kernel (a user's board)
+#
+# Builds run at W=1; any compiler warning in kprof's own files fails the build.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+# The top Makefile's command line must not leak into Kbuild (KERNELRELEASE
+# in particular means "inside Kbuild" to the kernel's makefiles).
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES KERNELRELEASE
+JOBS=${JOBS:-$(nproc)}
+
+# Module directories in build order; later ones link against kmod's symbols.
+DIRS=(kmod samples/pktproc tests/kmod)
+
+build_one() {
+	local kdir=$1 rel=$2 out=$KPROF_BUILD/modules/$2 log d symvers extra
+	[ -f "$kdir/Makefile" ] || die "no kernel build tree at $kdir (for $rel): run 'make deps' or pass KDIR="
+	info "modules for $rel"
+	mkdir -p "$out/src"
+	# Kbuild before 6.13 writes objects next to the sources, so each kernel
+	# gets its own copy; cp -u keeps unchanged files' times for incremental builds.
+	cp -a -u "$KPROF_TOP/include" "$KPROF_TOP/kmod" "$out/src/"
+	mkdir -p "$out/src/samples" "$out/src/tests"
+	[ -d "$KPROF_TOP/samples" ] && cp -a -u "$KPROF_TOP/samples/." "$out/src/samples/"
+	cp -a -u "$KPROF_TOP/tests/kmod" "$out/src/tests/"
+	log=$(mktemp)
+	symvers=$out/src/kmod/Module.symvers
+	for d in "${DIRS[@]}"; do
+		[ -f "$out/src/$d/Kbuild" ] || continue
+		extra=()
+		[ "$d" = kmod ] || extra=(KBUILD_EXTRA_SYMBOLS="$symvers")
+		if ! make -j"$JOBS" -C "$kdir" M="$out/src/$d" W=1 "${extra[@]}" modules >"$log" 2>&1; then
+			cat "$log" >&2
+			rm -f "$log"
+			die "module build failed in $d for $rel"
+		fi
+		if grep -E "^$out/src/.*(warning|error):" "$log" >&2; then
+			rm -f "$log"
+			die "compiler warnings in $d for $rel (kprof builds warning-free at W=1)"
+		fi
+		find "$out/src/$d" -maxdepth 1 -name '*.ko' -exec cp -u {} "$out/" \;
+	done
+	rm -f "$log"
+	echo "$kdir" >"$out/kdir"
+	info "  $(cd "$out" && echo *.ko)"
+}
+
+if [ -n "${KDIR:-}" ]; then
+	rel=${KREL:-$(cat "$KDIR/include/config/kernel.release" 2>/dev/null || true)}
+	[ -n "$rel" ] || die "cannot tell the release of $KDIR; pass KERNELRELEASE="
+	build_one "$KDIR" "$rel"
+else
+	while read -r id rel; do
+		build_one "/lib/modules/$rel/build" "$rel"
+	done < <(kernels_each)
+fi

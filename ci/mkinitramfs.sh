@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Build the test guest's initramfs for one kernel release:
+#   busybox-static, ci/guest-init as /init, the modules built for that
+#   release (build/modules/<rel>/*.ko -> /lib/kprof), the static kprofctl
+#   (-> /usr/local/bin) and the tests/vm/ scripts (-> /tests).
+#
+#   ci/mkinitramfs.sh RELEASE OUTPUT.cpio.gz
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+rel=${1:?usage: mkinitramfs.sh RELEASE OUTPUT}
+out=${2:?usage: mkinitramfs.sh RELEASE OUTPUT}
+mods=$KPROF_BUILD/modules/$rel
+kprofctl=$KPROF_BUILD/static/kprofctl
+
+[ -x /bin/busybox ] || die "busybox-static is not installed; run 'make deps'"
+ls "$mods"/*.ko >/dev/null 2>&1 || die "no modules built for $rel; run 'make modules'"
+[ -x "$kprofctl" ] || die "no static kprofctl at $kprofctl; run 'make static'"
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,lib/kprof,usr/local/bin,tests}
+cp /bin/busybox "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
+install -m 0755 "$KPROF_TOP/ci/guest-init" "$root/init"
+cp "$mods"/*.ko "$root/lib/kprof/"
+cp "$kprofctl" "$root/usr/local/bin/kprofctl"
+cp "$KPROF_TOP"/tests/vm/*.sh "$root/tests/"
+# A console node must exist before devtmpfs is mounted.
+mknod -m 600 "$root/dev/console" c 5 1
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Boot one matrix kernel under QEMU (TCG) with the kprof initramfs and run one
+# tests/vm/ script inside it.
+#
+#   ci/vm-run.sh KERNEL TEST       KERNEL is a matrix id (6.1, 6.1-rt, 6.12)
+#   ci/vm-run.sh KERNEL shell      an interactive guest shell on this terminal
+#
+# Exit status (the negative harness tests rely on the distinction):
+#   0 the guest test passed and the console is clean
+#   1 the guest test failed
+#   2 the console shows WARNING:/BUG:/Oops/Call Trace
+#   3 no verdict: timeout, hang or crash
+#   4 setup error on the host
+# The console log is kept in build/vm-logs/<kernel>/<test>.log.
+# KPROF_VM_TIMEOUT (seconds, default 120) bounds the whole boot.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+[ $# -eq 2 ] || { echo "usage: $0 KERNEL TEST|shell" >&2; exit 4; }
+id=$1 test=$2
+rel=$(kernel_release "$id") || exit 4
+vmlinuz=$(vmlinuz_path "$rel")
+[ -s "$vmlinuz" ] || { echo "kprof: no kernel image $vmlinuz; run 'make deps'" >&2; exit 4; }
+command -v qemu-system-x86_64 >/dev/null || { echo "kprof: qemu-system-x86_64 missing; run 'make deps'" >&2; exit 4; }
+if [ "$test" != shell ] && [ ! -f "$KPROF_TOP/tests/vm/$test.sh" ]; then
+	echo "kprof: no guest test tests/vm/$test.sh" >&2
+	exit 4
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$KPROF_TOP/ci/mkinitramfs.sh" "$rel" "$work/initramfs.cpio.gz" || exit 4
+
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1G -nographic -no-reboot
+	-kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz"
+	-append "console=ttyS0 loglevel=5 panic=-1 oops=panic rdinit=/init kprof.test=$test")
+
+if [ "$test" = shell ]; then
+	echo "kprof: booting $rel; the guest shell's 'poweroff -f' (or Ctrl-A X) quits" >&2
+	exec "${qemu[@]}"
+fi
+
+logdir=$KPROF_BUILD/vm-logs/$id
+mkdir -p "$logdir"
+log=$logdir/$test.log
+timeout=${KPROF_VM_TIMEOUT:-120}
+start=$(date +%s)
+set +e
+timeout --kill-after=5 "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1
+qrc=$?
+set -e
+elapsed=$(($(date +%s) - start))
+tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+
+# Everything the test printed, without the boot noise or the dmesg dump.
+show_test_output() {
+	sed -n '/^KPROF-BOOT:/,/^KPROF-DMESG-BEGIN/p' "$log" | sed '$d'
+}
+
+verdict=$(grep -a '^KPROF-RESULT: ' "$log" | tail -n 1 || true)
+dirty=$(grep -a -n -E 'WARNING:|BUG:|Oops|Call Trace' "$log" || true)
+
+if [ -n "$dirty" ]; then
+	echo "FAIL $id/$test: kernel console is not clean (${elapsed}s); excerpt:"
+	first=$(echo "$dirty" | head -n 1 | cut -d: -f1)
+	sed -n "$((first > 5 ? first - 5 : 1)),$((first + 30))p" "$log"
+	echo "(full log: $log)"
+	exit 2
+fi
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	echo "FAIL $id/$test: timed out after ${timeout}s; last console lines:"
+	tail -n 30 "$log"
+	echo "(full log: $log)"
+	exit 3
+fi
+case "$verdict" in
+"KPROF-RESULT: PASS")
+	show_test_output
+	echo "PASS $id/$test (${rel}, ${elapsed}s)"
+	exit 0
+	;;
+"KPROF-RESULT: FAIL"*)
+	show_test_output
+	echo "FAIL $id/$test: guest test failed (${verdict#KPROF-RESULT: FAIL }, ${elapsed}s)"
+	echo "(full log: $log)"
+	exit 1
+	;;
+*)
+	echo "FAIL $id/$test: no verdict from the guest (qemu exit $qrc, ${elapsed}s); last console lines:"
+	tail -n 30 "$log"
+	echo "(full log: $log)"
+	exit 3
+	;;
+esac
