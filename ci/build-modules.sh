@@ -24,14 +24,19 @@ build_one() {
 	mkdir -p "$out/src"
 	# Kbuild before 6.13 writes objects next to the sources, so each kernel
 	# gets its own copy; cp -u keeps unchanged files' times for incremental builds.
-	cp -a -u "$KPROF_TOP/include" "$KPROF_TOP/kmod" "$out/src/"
-	mkdir -p "$out/src/samples" "$out/src/tests"
-	[ -d "$KPROF_TOP/samples" ] && cp -a -u "$KPROF_TOP/samples/." "$out/src/samples/"
+	mkdir -p "$out/src/tests"
+	cp -a -u "$KPROF_TOP/include" "$KPROF_TOP/kmod" "$KPROF_TOP/samples" "$out/src/"
 	cp -a -u "$KPROF_TOP/tests/kmod" "$out/src/tests/"
 	log=$(mktemp)
 	symvers=$out/src/kmod/Module.symvers
 	for d in "${DIRS[@]}"; do
 		[ -f "$out/src/$d/Kbuild" ] || continue
+		# Kbuild does not relink a module when the symbol versions it
+		# imports change: relink kprof's users whenever kprof's did.
+		if [ "$d" != kmod ] && ! cmp -s "$symvers" "$out/src/$d/.kprof.symvers"; then
+			make -C "$kdir" M="$out/src/$d" clean >/dev/null 2>&1 || true
+			cp "$symvers" "$out/src/$d/.kprof.symvers"
+		fi
 		extra=()
 		[ "$d" = kmod ] || extra=(KBUILD_EXTRA_SYMBOLS="$symvers")
 		if ! make -j"$JOBS" -C "$kdir" M="$out/src/$d" W=1 "${extra[@]}" modules >"$log" 2>&1; then

@@ -25,7 +25,7 @@ ln -s busybox "$root/bin/sh"
 install -m 0755 "$KPROF_TOP/ci/guest-init" "$root/init"
 cp "$mods"/*.ko "$root/lib/kprof/"
 cp "$kprofctl" "$root/usr/local/bin/kprofctl"
-cp "$KPROF_TOP"/tests/vm/*.sh "$root/tests/"
+cp "$KPROF_TOP"/tests/vm/*.sh "$KPROF_TOP"/tests/vm/*.awk "$root/tests/"
 # A console node must exist before devtmpfs is mounted.
 mknod -m 600 "$root/dev/console" c 5 1
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 >"$out.tmp"

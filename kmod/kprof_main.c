@@ -1,16 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprof core: module lifetime and the debugfs root.
+ * kprof core: module lifetime, the hooks' static key, and the global
+ * debugfs files (version, enable, bench).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/jump_label.h>
+#include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/seq_file.h>
+#include <linux/uaccess.h>
 
 #include "kprof_internal.h"
 
-static struct dentry *kprof_debugfs_root;
+/*
+ * The hooks' key. On while anyone listens: each registered kprof event
+ * probe holds a reference (TRACE_EVENT_FN callbacks), and so does
+ * kprof/enable = 1. Flipped only from process context, under key_mutex.
+ */
+DEFINE_STATIC_KEY_FALSE(kprof_active);
+EXPORT_SYMBOL_GPL(kprof_active);
+
+static DEFINE_MUTEX(key_mutex);
+static unsigned int key_users;
+static bool collect_enabled;	/* kprof/enable, under key_mutex */
+
+struct dentry *kprof_debugfs_root;
+
+int kprof_key_get(void)
+{
+	mutex_lock(&key_mutex);
+	if (key_users++ == 0) {
+		static_branch_enable(&kprof_active);
+		/* Stamps left from before the key went off are stale. */
+		kprof_devs_reset_inflight();
+	}
+	mutex_unlock(&key_mutex);
+	return 0;
+}
+
+void kprof_key_put(void)
+{
+	mutex_lock(&key_mutex);
+	if (!WARN_ON_ONCE(key_users == 0) && --key_users == 0)
+		static_branch_disable(&kprof_active);
+	mutex_unlock(&key_mutex);
+}
 
 static int version_show(struct seq_file *m, void *v)
 {
@@ -18,6 +56,51 @@ static int version_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(version);
+
+static ssize_t enable_read(struct file *file, char __user *ubuf, size_t count,
+			   loff_t *ppos)
+{
+	char buf[3];
+	int len;
+
+	mutex_lock(&key_mutex);
+	len = scnprintf(buf, sizeof(buf), "%d\n", collect_enabled);
+	mutex_unlock(&key_mutex);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t enable_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	unsigned int val;
+	bool was;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 10, &val);
+	if (ret)
+		return ret;
+	if (val > 1)
+		return -EINVAL;
+
+	mutex_lock(&key_mutex);
+	was = collect_enabled;
+	collect_enabled = val;
+	mutex_unlock(&key_mutex);
+
+	/* The reference follows the knob's transitions only. */
+	if (val && !was)
+		kprof_key_get();
+	else if (!val && was)
+		kprof_key_put();
+	return count;
+}
+
+static const struct file_operations enable_fops = {
+	.owner = THIS_MODULE,
+	.read = enable_read,
+	.write = enable_write,
+	.llseek = default_llseek,
+};
 
 static int __init kprof_init(void)
 {
@@ -27,13 +110,33 @@ static int __init kprof_init(void)
 
 	debugfs_create_file("version", 0400, kprof_debugfs_root, NULL,
 			    &version_fops);
+	debugfs_create_file("enable", 0600, kprof_debugfs_root, NULL,
+			    &enable_fops);
+	kprof_bench_init(kprof_debugfs_root);
 	pr_info("version %s loaded\n", KPROF_VERSION);
 	return 0;
 }
 
 static void __exit kprof_exit(void)
 {
+	/*
+	 * No device is registered: every driver using kprof holds a
+	 * reference through its symbol dependency. Removing the tree waits
+	 * for readers and writers in flight.
+	 */
 	debugfs_remove_recursive(kprof_debugfs_root);
+
+	mutex_lock(&key_mutex);
+	if (collect_enabled) {
+		collect_enabled = false;
+		if (--key_users == 0)
+			static_branch_disable(&kprof_active);
+	}
+	mutex_unlock(&key_mutex);
+	/*
+	 * Event probes still registered are torn down by the tracing core
+	 * when the module goes away; their unreg callback drops the rest.
+	 */
 	pr_info("unloaded\n");
 }
 

@@ -20,3 +20,56 @@ expect_mounted() {
 load() {
 	insmod "$KPROF_MODDIR/$1.ko" || fail "insmod $1 failed"
 }
+
+KP=/sys/kernel/debug/kprof
+PP=/sys/kernel/debug/kprof_pktproc
+TR=/sys/kernel/tracing
+
+# counter DEV NAME: a total from kprof/<dev>/counters
+counter() {
+	sed -n "s/^$2: //p" "$KP/$1/counters"
+}
+
+# lat_count DEV KIND: the sample count of one kind in kprof/<dev>/latency
+lat_count() {
+	sed -n "s/^$2 count=\([0-9]*\) .*/\1/p" "$KP/$1/latency"
+}
+
+# pp_stat NAME: a line of kprof_pktproc's stats
+pp_stat() {
+	sed -n "s/^$1: //p" "$PP/stats"
+}
+
+# expect_einval VALUE FILE: the write must fail and leave FILE's content alone
+expect_einval() {
+	before=$(cat "$2" 2>/dev/null || true)
+	if printf '%s\n' "$1" >"$2" 2>/dev/null; then
+		fail "writing '$1' to $2 succeeded"
+	fi
+	after=$(cat "$2" 2>/dev/null || true)
+	[ "$before" = "$after" ] || fail "failed write of '$1' changed $2: '$before' -> '$after'"
+	echo "ok: '$1' rejected by $2"
+}
+
+# run_traffic SECONDS: start the sample, wait, stop (stop drains the rings)
+run_traffic() {
+	echo 1 >"$PP/start"
+	sleep "$1"
+	echo 1 >"$PP/stop"
+}
+
+# count_events FILE EVENT: events of one kind in a trace file
+count_events() {
+	grep -c " $2: " "$1" || true
+}
+
+# check_irq_match FILE WHAT: thread events of one device (FILE, trace_clock
+# mono) must point back at the hard-IRQ entry they claim; allow 1 % misses
+# for TCG stalls between a hook's clock read and the event's timestamp.
+check_irq_match() {
+	r=$(awk -v TOL=500000 -f /tests/match_irq.awk "$1" 2>/dev/null)
+	echo "$2: $r"
+	set -- $r "$2"
+	[ "$2" -gt 0 ] || fail "$5: no thread event matched an IRQ entry"
+	[ $(($4 * 100)) -le "$2" ] || fail "$5: $4 of $(($2 + $4)) thread events claim no real IRQ entry"
+}

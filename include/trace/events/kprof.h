@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kprof's tracepoints. Only kprof.ko emits them (kmod/kprof_dev.c defines
+ * CREATE_TRACE_POINTS); drivers reach them through the inline hooks of
+ * <kprof/kprof.h>, which cost a NOP while nobody listens.
+ *
+ * Every event names the kprof device (as registered) it belongs to. Times
+ * are nanoseconds of CLOCK_MONOTONIC (ktime_get_ns()), taken by kprof.ko.
+ *
+ * Registering a probe on any of these events (enabling it in any tracefs
+ * instance, or attaching perf/BPF) turns the hooks' static key on; it goes
+ * off again when the last listener leaves (TRACE_EVENT_FN callbacks).
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM kprof
+
+#if !defined(_TRACE_KPROF_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_KPROF_H
+
+#include <linux/tracepoint.h>
+
+#include "compat.h"
+
+int kprof_trace_reg(void);
+void kprof_trace_unreg(void);
+
+/**
+ * kprof_irq_thread_latency - hard-IRQ entry to threaded-handler start
+ * @dev:	kprof device name
+ * @irq:	Linux IRQ number the device registered (-1 if none)
+ * @hard_cpu:	CPU that took the first unserviced hard IRQ
+ * @delta_ns:	from the first unserviced kprof_irq_enter() to
+ *		kprof_thread_begin()
+ * @coalesced:	further IRQs that arrived before the thread ran and were
+ *		served by this same run (0 when there was one IRQ)
+ *
+ * On PREEMPT_RT the primary handler of a threaded IRQ is itself forced
+ * into a thread unless the IRQ was requested with IRQF_NO_THREAD; then
+ * kprof_irq_enter() runs in that thread, not in hard-IRQ context, and
+ * @delta_ns spans thread to thread.
+ */
+TRACE_EVENT_FN(kprof_irq_thread_latency,
+	TP_PROTO(const char *dev, int irq, int hard_cpu, u64 delta_ns, u32 coalesced),
+	TP_ARGS(dev, irq, hard_cpu, delta_ns, coalesced),
+	TP_STRUCT__entry(
+		__string(dev, dev)
+		__field(int, irq)
+		__field(int, hard_cpu)
+		__field(u64, delta_ns)
+		__field(u32, coalesced)
+	),
+	TP_fast_assign(
+		kprof_assign_str(dev, dev);
+		__entry->irq = irq;
+		__entry->hard_cpu = hard_cpu;
+		__entry->delta_ns = delta_ns;
+		__entry->coalesced = coalesced;
+	),
+	TP_printk("dev=%s irq=%d hard_cpu=%d delta_ns=%llu coalesced=%u",
+		  __get_str(dev), __entry->irq, __entry->hard_cpu,
+		  __entry->delta_ns, __entry->coalesced),
+	kprof_trace_reg, kprof_trace_unreg
+);
+
+/**
+ * kprof_irq_handler - time spent in the hard (primary) handler
+ * @dev:	kprof device name
+ * @irq:	Linux IRQ number the device registered (-1 if none)
+ * @duration_ns: kprof_irq_enter() to kprof_irq_exit()
+ */
+TRACE_EVENT_FN(kprof_irq_handler,
+	TP_PROTO(const char *dev, int irq, u64 duration_ns),
+	TP_ARGS(dev, irq, duration_ns),
+	TP_STRUCT__entry(
+		__string(dev, dev)
+		__field(int, irq)
+		__field(u64, duration_ns)
+	),
+	TP_fast_assign(
+		kprof_assign_str(dev, dev);
+		__entry->irq = irq;
+		__entry->duration_ns = duration_ns;
+	),
+	TP_printk("dev=%s irq=%d duration_ns=%llu",
+		  __get_str(dev), __entry->irq, __entry->duration_ns),
+	kprof_trace_reg, kprof_trace_unreg
+);
+
+/**
+ * kprof_batch - one processing pass over a batch of packets
+ * @dev:	kprof device name
+ * @packets:	packets processed in the pass (kprof_batch_end()'s argument)
+ * @duration_ns: kprof_batch_begin() to kprof_batch_end()
+ */
+TRACE_EVENT_FN(kprof_batch,
+	TP_PROTO(const char *dev, u32 packets, u64 duration_ns),
+	TP_ARGS(dev, packets, duration_ns),
+	TP_STRUCT__entry(
+		__string(dev, dev)
+		__field(u32, packets)
+		__field(u64, duration_ns)
+	),
+	TP_fast_assign(
+		kprof_assign_str(dev, dev);
+		__entry->packets = packets;
+		__entry->duration_ns = duration_ns;
+	),
+	TP_printk("dev=%s packets=%u duration_ns=%llu",
+		  __get_str(dev), __entry->packets, __entry->duration_ns),
+	kprof_trace_reg, kprof_trace_unreg
+);
+
+/**
+ * kprof_span - a driver-defined begin/end interval
+ * @dev:	kprof device name
+ * @id:		span id; its name is in debugfs kprof/<dev>/spans
+ * @delta_ns:	kprof_span_begin() (or the start the driver passed to
+ *		kprof_span_end_at()) to kprof_span_end()
+ */
+TRACE_EVENT_FN(kprof_span,
+	TP_PROTO(const char *dev, u32 id, u64 delta_ns),
+	TP_ARGS(dev, id, delta_ns),
+	TP_STRUCT__entry(
+		__string(dev, dev)
+		__field(u32, id)
+		__field(u64, delta_ns)
+	),
+	TP_fast_assign(
+		kprof_assign_str(dev, dev);
+		__entry->id = id;
+		__entry->delta_ns = delta_ns;
+	),
+	TP_printk("dev=%s id=%u delta_ns=%llu",
+		  __get_str(dev), __entry->id, __entry->delta_ns),
+	kprof_trace_reg, kprof_trace_unreg
+);
+
+#endif /* _TRACE_KPROF_H */
+
+/* This part must be outside the include guard. */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH trace/events
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE kprof
+#include <trace/define_trace.h>

@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprof_pktproc: a simulated NIC whose receive path kprof profiles.
+ *
+ * Per queue: an HRTIMER_MODE_*_HARD hrtimer "receives" packets at rate_pps
+ * into a bounded single-producer/single-consumer ring (overflow is a drop)
+ * and raises a real IRQ on a software IRQ domain every irq_coalesce packets,
+ * or once coalesce_usecs have passed since the first unsignalled packet.
+ * The hard handler only acknowledges and wakes the IRQ thread
+ * (irq/N-kprof_pktproc), which drains the ring in passes of at most batch
+ * packets: a fixed pass_overhead_ns per pass, then work_ns of checksumming
+ * per packet. With batch=1 every packet pays the pass overhead, which is
+ * the per-packet-versus-batched cost kprof shows.
+ *
+ * The IRQ is requested with IRQF_NO_THREAD on the primary handler, so on
+ * PREEMPT_RT too the primary runs in hard-IRQ context and kprof's
+ * irq-to-thread latency is measured from a real hard-IRQ entry.
+ *
+ * Control: /sys/kernel/debug/kprof_pktproc/{start,stop,rate_pps,batch,
+ * irq_coalesce,work_ns,stats}.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/completion.h>
+#include <linux/debugfs.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/irq.h>
+#include <linux/irqdomain.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/uaccess.h>
+
+#include <kprof/kprof.h>
+
+#define PKT_PAYLOAD	64
+#define MAX_QUEUES	8
+#define MIN_PERIOD_NS	5000U		/* fastest timer: 200000 pps */
+#define MAX_WORK_NS	1000000U
+
+static unsigned int rate_pps = 10000;
+module_param(rate_pps, uint, 0444);
+MODULE_PARM_DESC(rate_pps, "packets per second, per queue (1..200000, default 10000)");
+
+static unsigned int batch = 64;
+module_param(batch, uint, 0444);
+MODULE_PARM_DESC(batch, "most packets per processing pass (1..ring_size, default 64)");
+
+static unsigned int irq_coalesce = 1;
+module_param(irq_coalesce, uint, 0444);
+MODULE_PARM_DESC(irq_coalesce, "raise an IRQ every N packets, like ethtool rx-frames (1..ring_size, default 1)");
+
+static unsigned int coalesce_usecs;
+module_param(coalesce_usecs, uint, 0444);
+MODULE_PARM_DESC(coalesce_usecs, "also raise an IRQ this long after the first unsignalled packet, like ethtool rx-usecs (0 = off, default 0)");
+
+static unsigned int work_ns = 2000;
+module_param(work_ns, uint, 0444);
+MODULE_PARM_DESC(work_ns, "CPU work per packet in ns, a checksum over the payload (0..1000000, default 2000)");
+
+static unsigned int pass_overhead_ns = 20000;
+module_param(pass_overhead_ns, uint, 0444);
+MODULE_PARM_DESC(pass_overhead_ns, "fixed CPU cost of one processing pass in ns (0..1000000, default 20000)");
+
+static unsigned int ring_size = 1024;
+module_param(ring_size, uint, 0444);
+MODULE_PARM_DESC(ring_size, "packets per queue ring, a power of two (2..65536, default 1024)");
+
+static unsigned int nr_queues = 1;
+module_param(nr_queues, uint, 0444);
+MODULE_PARM_DESC(nr_queues, "queues, each with its own IRQ, thread, ring and timer CPU (1..8, default 1)");
+
+static bool autostart;
+module_param(autostart, bool, 0444);
+MODULE_PARM_DESC(autostart, "start receiving at load (default off)");
+
+struct pkt {
+	u64 seq;
+	u64 rx_ns;		/* kprof_now() at receive; 0 while kprof is off */
+	u8 payload[PKT_PAYLOAD];
+};
+
+struct pktq {
+	unsigned int index;
+	unsigned int cpu;	/* where the timer fires */
+	unsigned int irq;
+	struct kprof_dev *kdev;
+	struct hrtimer timer;
+	struct completion flushed;
+	bool running;		/* timer re-arms; false: flush once and stop */
+
+	/* SPSC ring: the timer produces at head, the thread consumes at tail. */
+	struct pkt *ring;
+	unsigned int head;
+	unsigned int tail;
+	u64 seq;
+
+	/* Written by the timer (hard IRQ) only. */
+	unsigned int unsignalled;
+	u64 first_unsignalled_ns;
+	u64 rx_packets;
+	u64 dropped;
+	/* Written by the hard handler only. */
+	u64 irqs;
+	/* Written by the IRQ thread only. */
+	u64 processed;
+	u64 thread_runs;
+	u64 batches;
+	u32 csum;
+};
+
+static struct {
+	struct mutex lock;	/* start/stop and parameter writes */
+	bool running;
+	struct irq_domain *domain;
+	struct pktq *q;
+	struct dentry *dir;
+} pp;
+
+static const char * const span_names[] = { "packet", NULL };
+enum { SPAN_PACKET };
+
+static u32 checksum(const u8 *p, size_t n, u32 sum)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum = (sum << 5) + sum + p[i];
+	return sum;
+}
+
+/* Burn about @ns of CPU doing real work on @pkt. */
+static u32 burn(const struct pkt *pkt, unsigned int ns, u32 sum)
+{
+	u64 end = ktime_get_ns() + ns;
+
+	do {
+		sum = checksum(pkt->payload, PKT_PAYLOAD, sum);
+	} while (ktime_get_ns() < end);
+	return sum;
+}
+
+static void raise_irq(struct pktq *q)
+{
+	q->unsignalled = 0;
+	generic_handle_irq(q->irq);
+}
+
+static enum hrtimer_restart rx_timer(struct hrtimer *t)
+{
+	struct pktq *q = container_of(t, struct pktq, timer);
+	unsigned int head = q->head, coalesce = READ_ONCE(irq_coalesce);
+	unsigned int usecs = READ_ONCE(coalesce_usecs);
+	u64 now = ktime_get_ns();
+	struct pkt *pkt;
+
+	if (!READ_ONCE(q->running)) {
+		/* Stopping: signal what is left, then stay quiet. */
+		if (q->unsignalled)
+			raise_irq(q);
+		complete(&q->flushed);
+		return HRTIMER_NORESTART;
+	}
+
+	WRITE_ONCE(q->rx_packets, q->rx_packets + 1);
+	if (head - smp_load_acquire(&q->tail) >= ring_size) {
+		WRITE_ONCE(q->dropped, q->dropped + 1);
+	} else {
+		pkt = &q->ring[head & (ring_size - 1)];
+		pkt->seq = q->seq++;
+		pkt->rx_ns = kprof_now();
+		memset(pkt->payload, (u8)pkt->seq, sizeof(pkt->payload));
+		smp_store_release(&q->head, head + 1);
+		if (!q->unsignalled++)
+			q->first_unsignalled_ns = now;
+	}
+	if (q->unsignalled &&
+	    (q->unsignalled >= coalesce ||
+	     (usecs && now - q->first_unsignalled_ns >= usecs * NSEC_PER_USEC)))
+		raise_irq(q);
+
+	hrtimer_forward_now(t, ns_to_ktime(NSEC_PER_SEC / READ_ONCE(rate_pps)));
+	return HRTIMER_RESTART;
+}
+
+static irqreturn_t pktproc_hard(int irq, void *data)
+{
+	struct pktq *q = data;
+
+	kprof_irq_enter(q->kdev);
+	WRITE_ONCE(q->irqs, q->irqs + 1);
+	kprof_irq_exit(q->kdev);
+	return IRQ_WAKE_THREAD;
+}
+
+static irqreturn_t pktproc_thread(int irq, void *data)
+{
+	struct pktq *q = data;
+	unsigned int tail = q->tail, head, n, i;
+
+	kprof_thread_begin(q->kdev);
+	WRITE_ONCE(q->thread_runs, q->thread_runs + 1);
+
+	while ((head = smp_load_acquire(&q->head)) != tail) {
+		unsigned int max = READ_ONCE(batch), wns = READ_ONCE(work_ns);
+		u64 overhead_end;
+
+		n = min(head - tail, max);
+		kprof_batch_begin(q->kdev);
+		/* The fixed cost of a pass: descriptor refill, doorbells... */
+		overhead_end = ktime_get_ns() + READ_ONCE(pass_overhead_ns);
+		while (ktime_get_ns() < overhead_end)
+			cpu_relax();
+		for (i = 0; i < n; i++) {
+			const struct pkt *pkt = &q->ring[(tail + i) & (ring_size - 1)];
+
+			q->csum = burn(pkt, wns, q->csum);
+			kprof_span_end_at(q->kdev, SPAN_PACKET, pkt->rx_ns);
+		}
+		tail += n;
+		smp_store_release(&q->tail, tail);
+		WRITE_ONCE(q->processed, q->processed + n);
+		WRITE_ONCE(q->batches, q->batches + 1);
+		kprof_batch_end(q->kdev, n);
+		cond_resched();
+	}
+	return IRQ_HANDLED;
+}
+
+static void start_timer_on_cpu(void *data)
+{
+	struct pktq *q = data;
+
+	hrtimer_start(&q->timer, ns_to_ktime(NSEC_PER_SEC / READ_ONCE(rate_pps)),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+static void pktproc_start(void)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&pp.lock);
+	if (pp.running)
+		return;
+	for (i = 0; i < nr_queues; i++) {
+		struct pktq *q = &pp.q[i];
+
+		WRITE_ONCE(q->running, true);
+		reinit_completion(&q->flushed);
+		if (cpu_online(q->cpu))
+			smp_call_function_single(q->cpu, start_timer_on_cpu, q, 1);
+		else
+			start_timer_on_cpu(q);
+	}
+	pp.running = true;
+}
+
+/* Stop receiving and wait until every received packet is processed. */
+static void pktproc_stop(void)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&pp.lock);
+	if (!pp.running)
+		return;
+	for (i = 0; i < nr_queues; i++) {
+		struct pktq *q = &pp.q[i];
+
+		hrtimer_cancel(&q->timer);
+		WRITE_ONCE(q->running, false);
+		/* One last expiry raises the IRQ for unsignalled packets. */
+		hrtimer_start(&q->timer, 0, HRTIMER_MODE_REL_HARD);
+		wait_for_completion(&q->flushed);
+		hrtimer_cancel(&q->timer);
+		/* Waits for the hard handler and the thread's last run. */
+		synchronize_irq(q->irq);
+	}
+	pp.running = false;
+}
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	u64 rx = 0, done = 0, drop = 0, irqs = 0, runs = 0, batches = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr_queues; i++) {
+		const struct pktq *q = &pp.q[i];
+
+		rx += READ_ONCE(q->rx_packets);
+		done += READ_ONCE(q->processed);
+		drop += READ_ONCE(q->dropped);
+		irqs += READ_ONCE(q->irqs);
+		runs += READ_ONCE(q->thread_runs);
+		batches += READ_ONCE(q->batches);
+	}
+	seq_printf(m, "running: %d\nqueues: %u\n", READ_ONCE(pp.running), nr_queues);
+	seq_printf(m, "rx_packets: %llu\nprocessed: %llu\ndropped: %llu\n", rx, done, drop);
+	seq_printf(m, "irqs: %llu\nthread_runs: %llu\nbatches: %llu\n", irqs, runs, batches);
+	for (i = 0; i < nr_queues; i++)
+		seq_printf(m, "q%u: irq=%u timer_cpu=%u rx_packets=%llu processed=%llu dropped=%llu\n",
+			   i, pp.q[i].irq, pp.q[i].cpu, READ_ONCE(pp.q[i].rx_packets),
+			   READ_ONCE(pp.q[i].processed), READ_ONCE(pp.q[i].dropped));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+/* start and stop: write 1. */
+static ssize_t control_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	bool start = (uintptr_t)file->private_data;
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 10, &val);
+	if (ret)
+		return ret;
+	if (val != 1)
+		return -EINVAL;
+	mutex_lock(&pp.lock);
+	if (start)
+		pktproc_start();
+	else
+		pktproc_stop();
+	mutex_unlock(&pp.lock);
+	return count;
+}
+
+static const struct file_operations control_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = control_write,
+	.llseek = noop_llseek,
+};
+
+/* Runtime parameters: read the value, write a new one (range-checked). */
+struct knob {
+	const char *name;
+	unsigned int *val;
+	unsigned int min;
+	unsigned int max;	/* 0: up to ring_size */
+};
+
+static struct knob knobs[] = {
+	{ "rate_pps", &rate_pps, 1, NSEC_PER_SEC / MIN_PERIOD_NS },
+	{ "batch", &batch, 1, 0 },
+	{ "irq_coalesce", &irq_coalesce, 1, 0 },
+	{ "work_ns", &work_ns, 0, MAX_WORK_NS },
+};
+
+static bool knob_ok(const struct knob *k, unsigned int v)
+{
+	return v >= k->min && v <= (k->max ? k->max : ring_size);
+}
+
+static ssize_t knob_read(struct file *file, char __user *ubuf, size_t count,
+			 loff_t *ppos)
+{
+	const struct knob *k = file->private_data;
+	char buf[16];
+	int len = scnprintf(buf, sizeof(buf), "%u\n", READ_ONCE(*k->val));
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t knob_write(struct file *file, const char __user *ubuf,
+			  size_t count, loff_t *ppos)
+{
+	const struct knob *k = file->private_data;
+	unsigned int v;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 10, &v);
+	if (ret)
+		return ret;
+	if (!knob_ok(k, v))
+		return -EINVAL;
+	mutex_lock(&pp.lock);
+	WRITE_ONCE(*k->val, v);
+	mutex_unlock(&pp.lock);
+	return count;
+}
+
+static const struct file_operations knob_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = knob_read,
+	.write = knob_write,
+	.llseek = default_llseek,
+};
+
+static int pktproc_map(struct irq_domain *d, unsigned int virq, irq_hw_number_t hw)
+{
+	irq_set_chip_and_handler(virq, &dummy_irq_chip, handle_simple_irq);
+	return 0;
+}
+
+static const struct irq_domain_ops pktproc_domain_ops = {
+	.map = pktproc_map,
+	.xlate = irq_domain_xlate_onecell,
+};
+
+static int params_ok(void)
+{
+	unsigned int i;
+
+	if (ring_size < 2 || ring_size > 65536 || !is_power_of_2(ring_size) ||
+	    !nr_queues || nr_queues > MAX_QUEUES || coalesce_usecs > 1000000 ||
+	    pass_overhead_ns > MAX_WORK_NS)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		if (!knob_ok(&knobs[i], *knobs[i].val))
+			return -EINVAL;
+	return 0;
+}
+
+static void queues_teardown(unsigned int n)
+{
+	while (n--) {
+		struct pktq *q = &pp.q[n];
+
+		free_irq(q->irq, q);
+		kprof_dev_unregister(q->kdev);
+		irq_dispose_mapping(q->irq);
+		kvfree(q->ring);
+	}
+}
+
+static int queue_setup(struct pktq *q, unsigned int i)
+{
+	struct kprof_dev_info info = { .span_names = span_names };
+	char name[KPROF_NAME_MAX + 1];
+	int ret;
+
+	q->index = i;
+	q->cpu = cpumask_local_spread(i, NUMA_NO_NODE);
+	init_completion(&q->flushed);
+	hrtimer_init(&q->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	q->timer.function = rx_timer;
+
+	q->ring = kvcalloc(ring_size, sizeof(*q->ring), GFP_KERNEL);
+	if (!q->ring)
+		return -ENOMEM;
+	q->irq = irq_create_mapping(pp.domain, i);
+	if (!q->irq) {
+		ret = -ENXIO;
+		goto err_ring;
+	}
+	snprintf(name, sizeof(name), "pktproc-q%u", i);
+	info.irq = q->irq;
+	q->kdev = kprof_dev_register(name, &info);
+	if (IS_ERR(q->kdev)) {
+		ret = PTR_ERR(q->kdev);
+		goto err_map;
+	}
+	ret = request_threaded_irq(q->irq, pktproc_hard, pktproc_thread,
+				   IRQF_NO_THREAD, KBUILD_MODNAME, q);
+	if (ret)
+		goto err_kdev;
+	return 0;
+
+err_kdev:
+	kprof_dev_unregister(q->kdev);
+err_map:
+	irq_dispose_mapping(q->irq);
+err_ring:
+	kvfree(q->ring);
+	return ret;
+}
+
+static int __init pktproc_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	ret = params_ok();
+	if (ret) {
+		pr_err("invalid module parameters\n");
+		return ret;
+	}
+	mutex_init(&pp.lock);
+	pp.q = kcalloc(nr_queues, sizeof(*pp.q), GFP_KERNEL);
+	if (!pp.q)
+		return -ENOMEM;
+	pp.domain = irq_domain_create_linear(NULL, nr_queues, &pktproc_domain_ops, NULL);
+	if (!pp.domain) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	for (i = 0; i < nr_queues; i++) {
+		ret = queue_setup(&pp.q[i], i);
+		if (ret)
+			goto err_queues;
+	}
+
+	pp.dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("start", 0200, pp.dir, (void *)1, &control_fops);
+	debugfs_create_file("stop", 0200, pp.dir, (void *)0, &control_fops);
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		debugfs_create_file(knobs[i].name, 0600, pp.dir, &knobs[i], &knob_fops);
+	debugfs_create_file("stats", 0400, pp.dir, NULL, &stats_fops);
+
+	if (autostart) {
+		mutex_lock(&pp.lock);
+		pktproc_start();
+		mutex_unlock(&pp.lock);
+	}
+	pr_info("%u queue(s), %u pps each, batch %u, irq_coalesce %u\n",
+		nr_queues, rate_pps, batch, irq_coalesce);
+	return 0;
+
+err_queues:
+	queues_teardown(i);
+	irq_domain_remove(pp.domain);
+err_free:
+	kfree(pp.q);
+	return ret;
+}
+
+static void __exit pktproc_exit(void)
+{
+	/* No control writes from here on, then stop the sources. */
+	debugfs_remove_recursive(pp.dir);
+	mutex_lock(&pp.lock);
+	pktproc_stop();
+	mutex_unlock(&pp.lock);
+	queues_teardown(nr_queues);
+	irq_domain_remove(pp.domain);
+	kfree(pp.q);
+}
+
+module_init(pktproc_init);
+module_exit(pktproc_exit);
+
+MODULE_AUTHOR("kprof developers");
+MODULE_DESCRIPTION("kprof sample: a simulated NIC with batched packet processing on a threaded IRQ");
+MODULE_LICENSE("GPL");

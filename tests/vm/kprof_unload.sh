@@ -1,0 +1,32 @@
+# Unloading is clean: with events enabled, under traffic on 2 queues, and
+# with debugfs files held open.
+. /tests/lib.sh
+
+load kprof
+insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=5000 autostart=1 || fail "insmod"
+I=$TR/instances/kprof_unload
+mkdir "$I"
+echo 1 >"$I/events/kprof/enable"
+echo 1 >"$KP/enable"
+sleep 1
+# A driver's files held open: the driver still unloads; later reads fail.
+exec 3<"$KP/pktproc-q0/counters"
+rmmod kprof_pktproc || fail "rmmod pktproc under load with events on"
+echo "ok: pktproc unloaded under load, events enabled, counters held open"
+if cat <&3 >/dev/null 2>&1; then
+	echo "note: read of a removed device's file returned data"
+fi
+exec 3<&-
+[ ! -e "$KP/pktproc-q0" ] || fail "device directory survived unregister"
+
+# kprof itself with its events enabled in an instance and enable=1.
+rmmod kprof || fail "rmmod kprof with events enabled"
+echo "ok: kprof unloaded with events enabled"
+rmdir "$I"
+
+# Load again: no stale state.
+load kprof
+load kprof_pktproc
+expect_eq "enable after reload" "$(cat $KP/enable)" 0
+rmmod kprof_pktproc
+rmmod kprof
