@@ -16,6 +16,7 @@ JOBS=${JOBS:-$(nproc)}
 
 # Module directories in build order; later ones link against kmod's symbols.
 DIRS=(kmod samples/pktproc tests/kmod)
+# samples/oot is not among them: it is built like a user's driver, below.
 
 build_one() {
 	local kdir=$1 rel=$2 out=$KPROF_BUILD/modules/$2 log d symvers extra
@@ -51,12 +52,23 @@ build_one() {
 		find "$out/src/$d" -maxdepth 1 -name '*.ko' -exec cp -u {} "$out/" \;
 	done
 	rm -f "$log"
+
+	# samples/oot is built the way a user builds their own driver: with its
+	# own Makefile, against an installed kprof (staged here), not our tree.
+	"$KPROF_TOP/ci/install.sh" "$rel" "$out/stage" /usr/local dev
+	rm -rf "$out/oot"
+	cp -a "$KPROF_TOP/samples/oot" "$out/oot"
+	if ! make -C "$out/oot" KDIR="$kdir" KPROF="$out/stage/usr/local" >"$out/oot.log" 2>&1; then
+		cat "$out/oot.log" >&2
+		die "the out-of-tree example does not build against the installed kprof for $rel"
+	fi
+	cp "$out/oot/kprof_example.ko" "$out/"
 	echo "$kdir" >"$out/kdir"
 	info "  $(cd "$out" && echo *.ko)"
 }
 
 if [ -n "${KDIR:-}" ]; then
-	rel=${KREL:-$(cat "$KDIR/include/config/kernel.release" 2>/dev/null || true)}
+	rel=${KREL:-$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' "$KDIR/include/generated/utsrelease.h" 2>/dev/null || true)}
 	[ -n "$rel" ] || die "cannot tell the release of $KDIR; pass KERNELRELEASE="
 	build_one "$KDIR" "$rel"
 else

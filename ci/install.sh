@@ -1,21 +1,30 @@
 #!/usr/bin/env bash
-# install.sh RELEASE DESTDIR PREFIX: install kprof's modules built for RELEASE
-# into DESTDIR/lib/modules/RELEASE/extra (then depmod), and kprofctl into
-# DESTDIR/PREFIX/bin. Test-only modules are never installed.
+# install.sh RELEASE DESTDIR PREFIX [all|dev]
+#   all: kprof's modules built for RELEASE into DESTDIR/lib/modules/RELEASE/extra
+#        (then depmod), kprofctl into DESTDIR/PREFIX/bin, and the dev files;
+#   dev: only what an out-of-tree driver builds against: the API header in
+#        PREFIX/include/kprof/ and kprof's Module.symvers for RELEASE in
+#        PREFIX/share/kprof/RELEASE/ (see samples/oot/Makefile).
+# Test-only modules are never installed.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-rel=$1 destdir=$2 prefix=$3
+rel=$1 destdir=$2 prefix=$3 what=${4:-all}
 mods=$KPROF_BUILD/modules/$rel
 ls "$mods"/kprof*.ko >/dev/null 2>&1 ||
 	die "no modules built for $rel; run 'make modules KERNELRELEASE=$rel' (or KDIR=...)"
+
+install -D -m 0644 "$KPROF_TOP/include/kprof/kprof.h" "$destdir$prefix/include/kprof/kprof.h"
+install -D -m 0644 "$mods/src/kmod/Module.symvers" "$destdir$prefix/share/kprof/$rel/Module.symvers"
+[ "$what" = dev ] && exit 0
+echo "installed $destdir$prefix/include/kprof/kprof.h and $destdir$prefix/share/kprof/$rel/Module.symvers"
+
 bin=$KPROF_BUILD/host/kprofctl
 [ -x "$bin" ] || bin=$KPROF_BUILD/static/kprofctl
 [ -x "$bin" ] || die "kprofctl is not built; run 'make userspace' or 'make static'"
-
 extra=$destdir/lib/modules/$rel/extra
 for ko in "$mods"/*.ko; do
-	case "$(basename "$ko")" in kprof_test_*) continue ;; esac
+	case "$(basename "$ko")" in kprof_test_* | kprof_example.ko) continue ;; esac
 	install -D -m 0644 "$ko" "$extra/$(basename "$ko")"
 	echo "installed $extra/$(basename "$ko")"
 done

@@ -33,7 +33,9 @@ trap 'rm -rf "$work"' EXIT
 
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1G -nographic -no-reboot
 	-kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz"
-	-append "console=ttyS0 loglevel=5 panic=-1 oops=panic rdinit=/init kprof.test=$test")
+	-append "console=ttyS0 loglevel=5 panic=-1 oops=panic tsc=reliable rdinit=/init kprof.test=$test")
+# tsc=reliable: under TCG the clocksource watchdog blames the TSC for the
+# emulator's own stalls and switches to the (slow, MMIO) HPET mid-test.
 
 if [ "$test" = shell ]; then
 	echo "kprof: booting $rel; the guest shell's 'poweroff -f' (or Ctrl-A X) quits" >&2

@@ -385,9 +385,18 @@ static ssize_t reset_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
+static ssize_t reset_read(struct file *file, char __user *ubuf, size_t count,
+			  loff_t *ppos)
+{
+	static const char help[] = "write 1 to zero this device's counters and histograms\n";
+
+	return simple_read_from_buffer(ubuf, count, ppos, help, sizeof(help) - 1);
+}
+
 static const struct file_operations reset_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
+	.read = reset_read,
 	.write = reset_write,
 	.llseek = noop_llseek,
 };
@@ -466,7 +475,7 @@ struct kprof_dev *kprof_dev_register(const char *name,
 	debugfs_create_file("counters", 0400, dev->dir, dev, &counters_fops);
 	debugfs_create_file("latency", 0400, dev->dir, dev, &latency_fops);
 	debugfs_create_file("spans", 0400, dev->dir, dev, &spans_fops);
-	debugfs_create_file("reset", 0200, dev->dir, dev, &reset_fops);
+	debugfs_create_file("reset", 0600, dev->dir, dev, &reset_fops);
 	list_add_tail(&dev->node, &kprof_devices);
 	mutex_unlock(&kprof_dev_mutex);
 	return dev;

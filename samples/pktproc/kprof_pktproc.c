@@ -169,6 +169,7 @@ static enum hrtimer_restart rx_timer(struct hrtimer *t)
 	}
 
 	WRITE_ONCE(q->rx_packets, q->rx_packets + 1);
+	/* Pairs with the thread's release of tail: its slots are free. */
 	if (head - smp_load_acquire(&q->tail) >= ring_size) {
 		WRITE_ONCE(q->dropped, q->dropped + 1);
 	} else {
@@ -176,6 +177,7 @@ static enum hrtimer_restart rx_timer(struct hrtimer *t)
 		pkt->seq = q->seq++;
 		pkt->rx_ns = kprof_now();
 		memset(pkt->payload, (u8)pkt->seq, sizeof(pkt->payload));
+		/* Publish the packet's contents before the new head. */
 		smp_store_release(&q->head, head + 1);
 		if (!q->unsignalled++)
 			q->first_unsignalled_ns = now;
@@ -207,6 +209,7 @@ static irqreturn_t pktproc_thread(int irq, void *data)
 	kprof_thread_begin(q->kdev);
 	WRITE_ONCE(q->thread_runs, q->thread_runs + 1);
 
+	/* Pairs with the timer's release of head: packets are written. */
 	while ((head = smp_load_acquire(&q->head)) != tail) {
 		unsigned int max = READ_ONCE(batch), wns = READ_ONCE(work_ns);
 		u64 overhead_end;
@@ -224,6 +227,7 @@ static irqreturn_t pktproc_thread(int irq, void *data)
 			kprof_span_end_at(q->kdev, SPAN_PACKET, pkt->rx_ns);
 		}
 		tail += n;
+		/* Done reading the slots before handing them back. */
 		smp_store_release(&q->tail, tail);
 		WRITE_ONCE(q->processed, q->processed + n);
 		WRITE_ONCE(q->batches, q->batches + 1);
@@ -258,7 +262,7 @@ static void pktproc_start(void)
 		else
 			start_timer_on_cpu(q);
 	}
-	pp.running = true;
+	WRITE_ONCE(pp.running, true);
 }
 
 /* Stop receiving and wait until every received packet is processed. */
@@ -281,7 +285,7 @@ static void pktproc_stop(void)
 		/* Waits for the hard handler and the thread's last run. */
 		synchronize_irq(q->irq);
 	}
-	pp.running = false;
+	WRITE_ONCE(pp.running, false);
 }
 
 static int stats_show(struct seq_file *m, void *v)
@@ -310,7 +314,7 @@ static int stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
-/* start and stop: write 1. */
+/* start and stop: write 1 to either. */
 static ssize_t control_write(struct file *file, const char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
@@ -332,9 +336,20 @@ static ssize_t control_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
+/* Reading either file tells whether the device is receiving. */
+static ssize_t control_read(struct file *file, char __user *ubuf, size_t count,
+			    loff_t *ppos)
+{
+	char buf[3];
+	int len = scnprintf(buf, sizeof(buf), "%d\n", READ_ONCE(pp.running));
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
 static const struct file_operations control_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
+	.read = control_read,
 	.write = control_write,
 	.llseek = noop_llseek,
 };
@@ -410,13 +425,26 @@ static int params_ok(void)
 {
 	unsigned int i;
 
-	if (ring_size < 2 || ring_size > 65536 || !is_power_of_2(ring_size) ||
-	    !nr_queues || nr_queues > MAX_QUEUES || coalesce_usecs > 1000000 ||
-	    pass_overhead_ns > MAX_WORK_NS)
+	if (ring_size < 2 || ring_size > 65536 || !is_power_of_2(ring_size)) {
+		pr_err("ring_size=%u: want a power of two in 2..65536\n", ring_size);
 		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(knobs); i++)
-		if (!knob_ok(&knobs[i], *knobs[i].val))
+	}
+	if (!nr_queues || nr_queues > MAX_QUEUES) {
+		pr_err("nr_queues=%u: want 1..%u\n", nr_queues, MAX_QUEUES);
+		return -EINVAL;
+	}
+	if (coalesce_usecs > 1000000 || pass_overhead_ns > MAX_WORK_NS) {
+		pr_err("coalesce_usecs (max 1000000) or pass_overhead_ns (max %u) too large\n",
+		       MAX_WORK_NS);
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		if (!knob_ok(&knobs[i], *knobs[i].val)) {
+			pr_err("%s=%u: want %u..%u\n", knobs[i].name, *knobs[i].val,
+			       knobs[i].min, knobs[i].max ? knobs[i].max : ring_size);
 			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -480,10 +508,8 @@ static int __init pktproc_init(void)
 	int ret;
 
 	ret = params_ok();
-	if (ret) {
-		pr_err("invalid module parameters\n");
+	if (ret)
 		return ret;
-	}
 	mutex_init(&pp.lock);
 	pp.q = kcalloc(nr_queues, sizeof(*pp.q), GFP_KERNEL);
 	if (!pp.q)
@@ -500,8 +526,8 @@ static int __init pktproc_init(void)
 	}
 
 	pp.dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	debugfs_create_file("start", 0200, pp.dir, (void *)1, &control_fops);
-	debugfs_create_file("stop", 0200, pp.dir, (void *)0, &control_fops);
+	debugfs_create_file("start", 0600, pp.dir, (void *)1, &control_fops);
+	debugfs_create_file("stop", 0600, pp.dir, (void *)0, &control_fops);
 	for (i = 0; i < ARRAY_SIZE(knobs); i++)
 		debugfs_create_file(knobs[i].name, 0600, pp.dir, &knobs[i], &knob_fops);
 	debugfs_create_file("stats", 0400, pp.dir, NULL, &stats_fops);

@@ -17,7 +17,7 @@ expect_eq "reset still works" "$(echo 1 >$KP/pktproc-q0/reset && echo done)" don
 for f in $KP/version $KP/pktproc-q0/counters $KP/pktproc-q0/latency $KP/pktproc-q0/spans; do
 	expect_eq "mode of $f" "$(stat -c %a $f)" 400
 done
-for f in $KP/enable $KP/bench; do
+for f in $KP/enable $KP/bench $KP/pktproc-q0/reset; do
 	expect_eq "mode of $f" "$(stat -c %a $f)" 600
 done
 expect_eq "spans" "$(cat $KP/pktproc-q0/spans)" "0 packet"

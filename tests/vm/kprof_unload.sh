@@ -24,6 +24,17 @@ rmmod kprof || fail "rmmod kprof with events enabled"
 echo "ok: kprof unloaded with events enabled"
 rmdir "$I"
 
+# kprof's own files pin it while open (they are its code): rmmod refuses
+# cleanly (busybox rmmod: EWOULDBLOCK), then succeeds once the file is closed.
+load kprof
+exec 4<"$KP/version"
+if rmmod kprof 2>/tmp/rmmod.err; then fail "rmmod kprof succeeded under an open kprof file"; fi
+grep -q -E 'in use|temporarily unavailable' /tmp/rmmod.err || fail "rmmod kprof: unexpected error: $(cat /tmp/rmmod.err)"
+[ -e "$KP/version" ] || fail "kprof half-unloaded"
+exec 4<&-
+rmmod kprof || fail "rmmod kprof after closing its file"
+echo "ok: kprof refuses rmmod while its file is open, unloads after close"
+
 # Load again: no stale state.
 load kprof
 load kprof_pktproc

@@ -73,3 +73,12 @@ check_irq_match() {
 	[ "$2" -gt 0 ] || fail "$5: no thread event matched an IRQ entry"
 	[ $(($4 * 100)) -le "$2" ] || fail "$5: $4 of $(($2 + $4)) thread events claim no real IRQ entry"
 }
+
+# batch_stats DEV: "passes packets total_ns" from kprof's batch histogram
+# and counters (the in-kernel sum is count * mean, exact to 1 ns per pass)
+batch_stats() {
+	line=$(grep '^batch count=' "$KP/$1/latency")
+	c=$(echo "$line" | sed 's/.*count=\([0-9]*\).*/\1/')
+	m=$(echo "$line" | sed 's/.*mean_ns=\([0-9]*\).*/\1/')
+	echo "$c $(counter "$1" packets) $((c * m))"
+}

@@ -1,0 +1,21 @@
+# samples/oot, built against the installed kprof only, loads, pins kprof,
+# and produces events.
+. /tests/lib.sh
+
+load kprof
+load kprof_example
+expect_eq "example's spans" "$(cat $KP/example/spans)" "0 poll"
+[ -e /sys/module/kprof/holders/kprof_example ] || fail "kprof_example does not pin kprof"
+if rmmod kprof 2>/dev/null; then fail "kprof unloaded under its user"; fi
+I=$TR/instances/oot
+mkdir "$I"
+echo 1 >"$I/events/kprof/kprof_span/enable"
+sleep 1
+echo 0 >"$I/events/kprof/kprof_span/enable"
+n=$(grep -c 'kprof_span: dev=example id=0 ' "$I/trace" || true)
+echo "kprof_span events from the example in 1 s: $n"
+[ "$n" -ge 20 ] || fail "the out-of-tree example produced $n events in 1 s at a 10 ms period"
+expect_eq "span counter = events" "$(counter example spans)" "$n"
+rmdir "$I"
+rmmod kprof_example
+rmmod kprof
