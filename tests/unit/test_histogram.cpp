@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+#define BOOST_TEST_MODULE kprof_histogram
+#include <boost/test/unit_test.hpp>
+
+#include "histogram.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+using kprof::Histogram;
+
+namespace {
+
+// The same rank definition as Histogram::percentile, on exact data.
+uint64_t exact_percentile(std::vector<uint64_t> v, double p)
+{
+	std::sort(v.begin(), v.end());
+	auto rank = std::max<uint64_t>(1, uint64_t(std::ceil(p / 100.0 * double(v.size()))));
+	return v[rank - 1];
+}
+
+void check_against_sort(const std::vector<uint64_t> &values, const Histogram &h, const char *what)
+{
+	BOOST_TEST_CONTEXT(what)
+	{
+		BOOST_TEST(h.count() == values.size());
+		BOOST_TEST(h.min() == *std::min_element(values.begin(), values.end()));
+		BOOST_TEST(h.max() == *std::max_element(values.begin(), values.end()));
+		double mean = 0;
+		for (auto v : values)
+			mean += double(v);
+		mean /= double(values.size());
+		double var = 0;
+		for (auto v : values)
+			var += (double(v) - mean) * (double(v) - mean);
+		BOOST_TEST(h.mean() == mean, boost::test_tools::tolerance(1e-9));
+		BOOST_TEST(h.stddev() == std::sqrt(var / double(values.size())), boost::test_tools::tolerance(1e-6));
+		for (double p : {1.0, 10.0, 50.0, 90.0, 99.0, 99.9, 99.99, 100.0}) {
+			const uint64_t want = exact_percentile(values, p);
+			const uint64_t got = h.percentile(p);
+			const double err = std::fabs(double(got) - double(want));
+			BOOST_TEST_INFO("p" << p << " want " << want << " got " << got);
+			BOOST_TEST(err <= double(want) * Histogram::kRelativeError);
+		}
+	}
+}
+
+Histogram fill(const std::vector<uint64_t> &values)
+{
+	Histogram h;
+	for (auto v : values)
+		h.record(v);
+	return h;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(bucket_geometry)
+{
+	// Every value lands in a bucket that contains it, buckets tile the
+	// range without gaps, and none is wider than 1/128 of its values.
+	for (size_t i = 0; i + 1 < Histogram::kBuckets; i++) {
+		BOOST_TEST_REQUIRE(Histogram::lowest_of(i) + Histogram::width_of(i) == Histogram::lowest_of(i + 1));
+		BOOST_TEST_REQUIRE(Histogram::index_of(Histogram::lowest_of(i)) == i);
+		BOOST_TEST_REQUIRE(Histogram::width_of(i) * Histogram::kSubBuckets <= std::max<uint64_t>(Histogram::lowest_of(i), Histogram::kSubBuckets));
+	}
+	BOOST_TEST(Histogram::index_of(UINT64_MAX) == Histogram::kBuckets - 1);
+	BOOST_TEST(Histogram::kRelativeError <= 0.01);
+}
+
+BOOST_AUTO_TEST_CASE(small_values_are_exact)
+{
+	Histogram h;
+	for (uint64_t v = 0; v < 256; v++)
+		h.record(v);
+	BOOST_TEST(h.percentile(50) == 127u);
+	BOOST_TEST(h.percentile(100) == 255u);
+	BOOST_TEST(h.min() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(random_uniform)
+{
+	std::mt19937_64 rng(42);
+	std::uniform_int_distribution<uint64_t> d(1000, 5000000);
+	std::vector<uint64_t> v(200000);
+	for (auto &x : v)
+		x = d(rng);
+	check_against_sort(v, fill(v), "uniform");
+}
+
+BOOST_AUTO_TEST_CASE(constant)
+{
+	std::vector<uint64_t> v(1000, 123456789);
+	auto h = fill(v);
+	check_against_sort(v, h, "constant");
+	BOOST_TEST(h.percentile(99.9) == 123456789u);	// clamped to min == max
+	BOOST_TEST(h.stddev() == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(bimodal)
+{
+	std::mt19937_64 rng(7);
+	std::normal_distribution<double> fast(20000, 2000), slow(3000000, 100000);
+	std::vector<uint64_t> v;
+	for (int i = 0; i < 100000; i++)
+		v.push_back(uint64_t(std::max(1.0, i % 10 ? fast(rng) : slow(rng))));
+	check_against_sort(v, fill(v), "bimodal");
+}
+
+BOOST_AUTO_TEST_CASE(heavy_tailed)
+{
+	std::mt19937_64 rng(3);
+	std::lognormal_distribution<double> d(10, 2.5);
+	std::vector<uint64_t> v;
+	for (int i = 0; i < 100000; i++)
+		v.push_back(uint64_t(std::min(1e18, d(rng))));
+	check_against_sort(v, fill(v), "lognormal");
+}
+
+BOOST_AUTO_TEST_CASE(merge_equals_single)
+{
+	std::mt19937_64 rng(11);
+	std::lognormal_distribution<double> d(12, 1.5);
+	std::vector<uint64_t> all;
+	Histogram parts[4], merged;
+	for (int i = 0; i < 80000; i++) {
+		uint64_t x = uint64_t(d(rng));
+		all.push_back(x);
+		parts[i % 3 == 0 ? 0 : (i % 7 == 0 ? 1 : 2)].record(x);
+	}
+	for (auto &p : parts)	// parts[3] stays empty: merging it is a no-op
+		merged.merge(p);
+	check_against_sort(all, merged, "merged");
+	auto single = fill(all);
+	BOOST_TEST(merged.mean() == single.mean(), boost::test_tools::tolerance(1e-9));
+	BOOST_TEST(merged.stddev() == single.stddev(), boost::test_tools::tolerance(1e-9));
+	for (double p : {50.0, 99.0})
+		BOOST_TEST(merged.percentile(p) == single.percentile(p));
+}
+
+BOOST_AUTO_TEST_CASE(empty_and_bad_input)
+{
+	Histogram h;
+	BOOST_TEST(h.percentile(50) == 0u);
+	BOOST_TEST(h.count() == 0u);
+	BOOST_TEST(h.bins(10).empty());
+	BOOST_CHECK_THROW(h.percentile(0), std::invalid_argument);
+	BOOST_CHECK_THROW(h.percentile(101), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(bins_cover_all_counts)
+{
+	std::mt19937_64 rng(5);
+	std::uniform_int_distribution<uint64_t> d(100, 100000);
+	Histogram h;
+	for (int i = 0; i < 5000; i++)
+		h.record(d(rng));
+	auto bins = h.bins(20);
+	BOOST_TEST(bins.size() <= 20u);
+	uint64_t total = 0;
+	for (size_t i = 0; i < bins.size(); i++) {
+		total += bins[i].count;
+		if (i)
+			BOOST_TEST(bins[i].lo == bins[i - 1].hi);
+	}
+	BOOST_TEST(total == h.count());
+	BOOST_TEST(bins.front().lo <= h.min());
+	BOOST_TEST(bins.back().hi > h.max());
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0
+#define BOOST_TEST_MODULE kprof_parse
+#include <boost/test/unit_test.hpp>
+
+#include "parse.hpp"
+
+using namespace std::chrono;
+
+BOOST_AUTO_TEST_CASE(durations)
+{
+	BOOST_TEST(kprof::parse_duration("3s").count() == 3000000000LL);
+	BOOST_TEST(kprof::parse_duration("3").count() == 3000000000LL);
+	BOOST_TEST(kprof::parse_duration("250ms").count() == 250000000LL);
+	BOOST_TEST(kprof::parse_duration("2m").count() == 120000000000LL);
+	BOOST_TEST(kprof::parse_duration("1h").count() == 3600000000000LL);
+	for (const char *bad : {"", "0", "0s", "s", "ms", "-1s", "1.5s", "3x", "3 s", "1d", "99999999999999h"})
+		BOOST_CHECK_THROW(kprof::parse_duration(bad), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(cpu_lists)
+{
+	BOOST_TEST((kprof::parse_cpu_list("0") == std::vector<int>{0}));
+	BOOST_TEST((kprof::parse_cpu_list("3,0-1,1") == std::vector<int>{0, 1, 3}));
+	BOOST_TEST((kprof::parse_cpu_list("0-3", 4) == std::vector<int>{0, 1, 2, 3}));
+	for (const char *bad : {"", ",", "0,", "a", "1-", "-1", "3-1", "0-4096", "1,,2"})
+		BOOST_CHECK_THROW(kprof::parse_cpu_list(bad), std::invalid_argument);
+	BOOST_CHECK_THROW(kprof::parse_cpu_list("2", 2), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(units)
+{
+	BOOST_TEST(kprof::parse_unit("ns") == 1u);
+	BOOST_TEST(kprof::parse_unit("us") == 1000u);
+	BOOST_TEST(kprof::parse_unit("ms") == 1000000u);
+	BOOST_CHECK_THROW(kprof::parse_unit("s"), std::invalid_argument);
+}

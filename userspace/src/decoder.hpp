@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+// Decoding raw ring-buffer pages into kprof samples. Pure: it takes the
+// bytes of a sub-buffer page and a tep handle holding the event formats,
+// and returns numbers. Fields are looked up once per event type, when the
+// Decoder is built; the per-event path is offset arithmetic.
+#pragma once
+
+#include "tep.hpp"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kprof {
+
+enum class EventKind : uint8_t { IrqThreadLatency, IrqHandler, Batch, Span };
+inline constexpr int kNumKinds = 4;
+
+// The event names, "kprof_irq_thread_latency" ..., by kind.
+const char *event_name(EventKind k);
+
+struct Sample {
+	EventKind kind;
+	uint32_t dev;		// Decoder::device_name(dev)
+	int32_t cpu;		// buffer (CPU) the event was recorded in
+	uint64_t ts;		// ring-buffer timestamp
+	uint64_t value_ns;	// delta_ns or duration_ns
+	uint32_t aux;		// coalesced | packets | span id; 0 for irq_handler
+	int32_t hard_cpu;	// irq_thread_latency only, else -1
+};
+
+struct PageResult {
+	uint64_t events = 0;	// kprof events decoded
+	uint64_t other = 0;	// events of other systems in the page
+	uint64_t invalid = 0;	// kprof records that do not fit their format
+	// Events the ring buffer dropped before this page: -1 if it flagged a
+	// loss without a count, else the count (0: none).
+	int64_t missed = 0;
+	bool bad_page = false;	// the page itself did not load
+};
+
+class Decoder {
+public:
+	// Looks up every kprof event known to @tep and their fields. Throws
+	// std::runtime_error if @tep has no kprof event at all or a kprof event
+	// lacks a field this decoder needs (a module of another version).
+	explicit Decoder(tep_handle *tep);
+
+	// Decode one sub-buffer page of @size bytes from @cpu's buffer,
+	// appending to @out.
+	PageResult decode_page(const void *page, size_t size, int cpu, std::vector<Sample> &out);
+
+	const std::string &device_name(uint32_t id) const { return devices_[id]; }
+	size_t device_count() const { return devices_.size(); }
+	// The kinds whose events the tep handle knows.
+	bool knows(EventKind k) const;
+
+private:
+	struct Layout {
+		bool known = false;
+		EventKind kind{};
+		int dev_off = -1;	// __data_loc word
+		int val_off = -1, val_size = 0;
+		int aux_off = -1, aux_size = 0;
+		int cpu_off = -1, cpu_size = 0;
+		int min_size = 0;
+	};
+	uint32_t intern(std::string_view name);
+
+	tep_handle *tep_;
+	std::vector<Layout> by_id_;	// indexed by event id
+	bool kinds_[kNumKinds] = {};
+	std::vector<std::string> devices_;
+	std::map<std::string, uint32_t, std::less<>> device_ids_;
+	KbufferPtr kbuf_;
+};
+
+}  // namespace kprof

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-2.0
+// Pure parsers for command-line values. Each throws std::invalid_argument
+// with a message fit for the user.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kprof {
+
+// "3s", "500ms", "2m", "1h", or a bare number of seconds. Must be > 0.
+std::chrono::nanoseconds parse_duration(const std::string &s);
+
+// "0-3,6,8-9": sorted, unique CPU numbers, each < ncpus (if ncpus > 0).
+std::vector<int> parse_cpu_list(const std::string &s, int ncpus = 0);
+
+// A time unit for reports: "ns", "us" or "ms" -> divisor from ns.
+uint64_t parse_unit(const std::string &s);
+
+}  // namespace kprof
