@@ -18,6 +18,7 @@ ls "$mods"/*.ko >/dev/null 2>&1 || die "no modules built for $rel; run 'make mod
 [ -x "$kprofctl" ] || die "no static kprofctl at $kprofctl; run 'make static'"
 
 root=$(mktemp -d)
+chmod 0755 "$root"
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,lib/kprof,usr/local/bin,tests}
 cp /bin/busybox "$root/bin/busybox"

@@ -31,9 +31,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$KPROF_TOP/ci/mkinitramfs.sh" "$rel" "$work/initramfs.cpio.gz" || exit 4
 
-qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1G -nographic -no-reboot
+qemu=(qemu-system-x86_64 -accel "tcg,thread=${KPROF_TCG_THREAD:-single}" -cpu "${KPROF_QEMU_CPU:-max}" -smp 2 -m 1G -nographic -no-reboot
 	-kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz"
 	-append "console=ttyS0 loglevel=5 panic=-1 oops=panic tsc=reliable rdinit=/init kprof.test=$test")
+# thread=single: multi-threaded TCG livelocks in the kernel's text patching
+# (static keys) under a high IRQ-thread wakeup rate; see
+# tests/vm/tool_textpoke_hang.sh for the reproducer.
 # tsc=reliable: under TCG the clocksource watchdog blames the TSC for the
 # emulator's own stalls and switches to the (slow, MMIO) HPET mid-test.
 

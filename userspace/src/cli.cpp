@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cli.hpp"
 
+#include "parse.hpp"
+
 #include <algorithm>
 #include <ostream>
 
@@ -14,17 +16,79 @@ public:
 	NoCommand() : CLI::ParseError("NoCommand", "a subcommand is required", CLI::ExitCodes::RequiredError) {}
 };
 
+const auto kNameCheck = CLI::Validator(
+	[](std::string &s) { return valid_name(s) ? std::string() : "'" + s + "' is not a valid name ([A-Za-z0-9_.-])"; },
+	"NAME");
+
+void add_instance(CLI::App *cmd, std::string &dest)
+{
+	cmd->add_option("--instance", dest, "tracefs instance to use (default: kprof)")
+		->check(kNameCheck);
+}
+
 }  // namespace
+
+bool valid_name(const std::string &s)
+{
+	if (s.empty() || s == "." || s == ".." || s.size() > 64)
+		return false;
+	return std::all_of(s.begin(), s.end(), [](char c) {
+		return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+	});
+}
 
 Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency", "kprofctl"}
 {
 	app_.require_subcommand(0, 1);
 	app_.add_flag("-V,--version", version_, "print kprofctl's version and exit");
-	app_.footer("Exit status: 0 ok, 1 runtime error, 2 usage error.\n"
+	app_.footer("kprofctl needs root, tracefs and (for most commands) kprof.ko loaded.\n"
+		    "Exit status: 0 ok, 1 runtime error, 2 usage error.\n"
 		    "Run 'kprofctl COMMAND --help' for a command's options.");
 
-	status_cmd_ = app_.add_subcommand("status", "show whether kprof.ko is loaded and where tracefs is");
+	status_cmd_ = app_.add_subcommand("status", "show kprof.ko, its devices, which instances trace kprof events, buffer sizes");
 	status_cmd_->add_flag("--json", status_.json, "print JSON instead of text");
+
+	list_cmd_ = app_.add_subcommand("list", "list the kprof events (or with --all every event) the kernel offers");
+	list_cmd_->add_flag("--fields", list_.fields, "also list each event's fields (type, name, offset, size)");
+	list_cmd_->add_flag("--all", list_.all, "every event system, not only kprof");
+
+	auto event_args = [](CLI::App *cmd, std::vector<std::string> &dest) {
+		cmd->add_option("EVENT", dest, "SYSTEM:EVENT or EVENT; globs allowed, e.g. 'kprof:*' (quote them)")
+			->required();
+	};
+	enable_cmd_ = app_.add_subcommand("enable", "enable events in the instance; the setting persists there");
+	event_args(enable_cmd_, enable_.events);
+	enable_cmd_->add_option("--filter", enable_.filter,
+				"kernel event filter for each matched event, e.g. 'delta_ns > 100000'");
+	add_instance(enable_cmd_, enable_.instance);
+
+	disable_cmd_ = app_.add_subcommand("disable", "disable events in the instance and clear their filters");
+	disable_.enable = false;
+	event_args(disable_cmd_, disable_.events);
+	add_instance(disable_cmd_, disable_.instance);
+
+	latency_cmd_ = app_.add_subcommand("latency", "collect kprof latency events and report their statistics");
+	latency_cmd_->add_option("-e,--event", latency_.events,
+				 "kprof event(s) to collect (default: all): irq_thread_latency, irq_handler, batch, span")
+		->take_all();
+	latency_cmd_->add_option("-d,--duration", duration_, "how long to collect: 10s, 500ms, 2m (default: until Ctrl-C)");
+	latency_cmd_->add_flag("--per-cpu", latency_.per_cpu, "also report each CPU separately");
+	latency_cmd_->add_flag("--hist", latency_.hist, "add a histogram per event and device");
+	auto *json = latency_cmd_->add_flag("--json", latency_.json, "print JSON");
+	latency_cmd_->add_flag("--csv", latency_.csv, "print CSV (statistics only; the loss summary goes to stderr)")
+		->excludes(json);
+	latency_cmd_->add_option("-c,--cpus", cpus_, "only events recorded on these CPUs, e.g. 0-1,3");
+	latency_cmd_->add_option("--device", latency_.device, "only this kprof device")->check(kNameCheck);
+	latency_cmd_->add_option("-u,--unit", latency_.unit, "unit of the report: ns, us or ms (default: us)")
+		->check(CLI::IsMember({"ns", "us", "ms"}));
+	latency_cmd_->add_option("-b,--buffer-size", latency_.buffer_kb, "per-CPU ring buffer of the instance, in KiB")
+		->check(CLI::Range(1u, 4u * 1024 * 1024));
+	add_instance(latency_cmd_, latency_.instance);
+
+	counters_cmd_ = app_.add_subcommand("counters", "show kprof's per-device counters from debugfs");
+	counters_cmd_->add_flag("--json", counters_.json, "print JSON");
+	counters_cmd_->add_flag("--reset", counters_.reset, "zero the counters and histograms after showing them");
+	counters_cmd_->add_option("--device", counters_.device, "only this kprof device")->check(kNameCheck);
 }
 
 Command Cli::parse(const std::vector<std::string> &args)
@@ -36,6 +100,26 @@ Command Cli::parse(const std::vector<std::string> &args)
 		return VersionRequest{};
 	if (status_cmd_->parsed())
 		return status_;
+	if (list_cmd_->parsed())
+		return list_;
+	if (enable_cmd_->parsed())
+		return enable_;
+	if (disable_cmd_->parsed())
+		return disable_;
+	if (counters_cmd_->parsed())
+		return counters_;
+	if (latency_cmd_->parsed()) {
+		try {
+			if (!duration_.empty())
+				latency_.duration = parse_duration(duration_);
+			if (!cpus_.empty())
+				latency_.cpus = parse_cpu_list(cpus_);
+			latency_.divisor = parse_unit(latency_.unit);
+		} catch (const std::invalid_argument &e) {
+			throw CLI::ValidationError(e.what());
+		}
+		return latency_;
+	}
 	throw NoCommand();
 }
 

@@ -1,26 +1,70 @@
 // SPDX-License-Identifier: GPL-2.0
 // kprofctl's command line. Parsing is pure: no I/O, no system state, so the
-// unit tests drive it directly.
+// unit tests drive it directly. Each subcommand has an options struct with
+// its defaults here and a run() in its own file.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <iosfwd>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <variant>
 #include <vector>
 
 namespace kprof {
 
-// `kprofctl status`
+// A usage error found after parsing (e.g. an event or CPU that does not
+// exist on this machine): exit status 2, like a parse error.
+struct UsageError : std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
+inline constexpr const char *kDefaultInstance = "kprof";
+
 struct StatusOptions {
 	bool json = false;
 };
 
-// `kprofctl --version`
+struct ListOptions {
+	bool fields = false;
+	bool all = false;
+};
+
+struct EnableOptions {
+	bool enable = true;		// enable or disable
+	std::vector<std::string> events;
+	std::optional<std::string> filter;
+	std::string instance = kDefaultInstance;
+};
+
+struct LatencyOptions {
+	std::vector<std::string> events;	// empty: every kprof event
+	std::chrono::nanoseconds duration{0};	// 0: until Ctrl-C
+	bool per_cpu = false;
+	bool hist = false;
+	bool json = false;
+	bool csv = false;
+	std::vector<int> cpus;			// empty: all
+	std::optional<std::string> device;
+	std::string unit = "us";
+	uint64_t divisor = 1000;
+	unsigned buffer_kb = 0;			// 0: leave the instance's size
+	std::string instance = kDefaultInstance;
+};
+
+struct CountersOptions {
+	bool json = false;
+	bool reset = false;
+	std::optional<std::string> device;
+};
+
 struct VersionRequest {};
 
-using Command = std::variant<VersionRequest, StatusOptions>;
+using Command = std::variant<VersionRequest, StatusOptions, ListOptions, EnableOptions, LatencyOptions,
+			     CountersOptions>;
 
 class Cli {
 public:
@@ -40,7 +84,15 @@ private:
 	CLI::App app_;
 	bool version_ = false;
 	StatusOptions status_;
-	CLI::App *status_cmd_ = nullptr;
+	ListOptions list_;
+	EnableOptions enable_, disable_;
+	LatencyOptions latency_;
+	CountersOptions counters_;
+	std::string duration_, cpus_;
+	CLI::App *status_cmd_, *list_cmd_, *enable_cmd_, *disable_cmd_, *latency_cmd_, *counters_cmd_;
 };
+
+// Instance and device names: [A-Za-z0-9_.-]+, not "." or "..".
+bool valid_name(const std::string &s);
 
 }  // namespace kprof

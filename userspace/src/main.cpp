@@ -1,14 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0
-// kprofctl: a thin main. Parsing lives in cli.cpp, each subcommand in its own file.
+// kprofctl: a thin main. Parsing lives in cli.cpp, each subcommand in its
+// own file; errors become one line on stderr and an exit status here.
 #include "cli.hpp"
-#include "status.hpp"
+#include "commands.hpp"
 
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
 #include <exception>
 #include <iostream>
 
 #ifndef KPROF_VERSION
 #error "KPROF_VERSION must come from the build"
 #endif
+
+// The one piece of global mutable state: the signal flag.
+volatile std::sig_atomic_t kprof::g_stop = 0;
+
+namespace {
+
+void on_signal(int)
+{
+	if (kprof::g_stop) {
+		// A second Ctrl-C: leave at once. The next run cleans up.
+		static const char msg[] = "\nkprofctl: aborted; the next run cleans up the instance\n";
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+			// nothing to do
+		}
+		_exit(130);
+	}
+	kprof::g_stop = 1;
+}
+
+void install_signals()
+{
+	struct sigaction sa {};
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, nullptr);
+	sigaction(SIGTERM, &sa, nullptr);
+}
+
+template <class... F>
+struct Overload : F... {
+	using F::operator()...;
+};
+template <class... F>
+Overload(F...) -> Overload<F...>;
+
+}  // namespace
 
 int main(int argc, char **argv)
 {
@@ -20,12 +61,23 @@ int main(int argc, char **argv)
 		return cli.exit(e, std::cout, std::cerr);
 	}
 
+	install_signals();
 	try {
-		if (std::holds_alternative<kprof::VersionRequest>(cmd)) {
-			std::cout << "kprofctl " KPROF_VERSION "\n";
-			return 0;
-		}
-		return kprof::run_status(std::get<kprof::StatusOptions>(cmd));
+		return std::visit(Overload{
+					  [](const kprof::VersionRequest &) {
+						  std::cout << "kprofctl " KPROF_VERSION "\n";
+						  return 0;
+					  },
+					  [](const kprof::StatusOptions &o) { return kprof::run_status(o); },
+					  [](const kprof::ListOptions &o) { return kprof::run_list(o); },
+					  [](const kprof::EnableOptions &o) { return kprof::run_enable(o); },
+					  [](const kprof::LatencyOptions &o) { return kprof::run_latency(o); },
+					  [](const kprof::CountersOptions &o) { return kprof::run_counters(o); },
+				  },
+				  cmd);
+	} catch (const kprof::UsageError &e) {
+		std::cerr << "kprofctl: " << e.what() << '\n';
+		return 2;
 	} catch (const std::exception &e) {
 		std::cerr << "kprofctl: error: " << e.what() << '\n';
 		return 1;

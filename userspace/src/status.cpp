@@ -1,51 +1,90 @@
 // SPDX-License-Identifier: GPL-2.0
-// `kprofctl status`: is the module loaded, which version, where is tracefs.
-#include "status.hpp"
-
-#include "tracefs_c.hpp"
+// `kprofctl status`: the module, its devices, which instances trace kprof
+// events, their buffer sizes, and whether debugfs collection is on.
+#include "commands.hpp"
+#include "sys.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <string>
+
+namespace fs = std::filesystem;
 
 namespace kprof {
 
 namespace {
 
-std::string read_line(const std::string &path)
+std::string trimmed(std::optional<std::string> s)
 {
-	std::ifstream in(path);
-	std::string line;
-	std::getline(in, line);
-	return line;
+	if (!s)
+		return "";
+	s->erase(s->find_last_not_of(" \n") + 1);
+	return *s;
 }
 
 }  // namespace
 
 int run_status(const StatusOptions &opts)
 {
-	const std::string version = read_line("/sys/module/kprof/version");
-	const bool loaded = !version.empty();
-	// tracefs_tracing_dir() names a directory even where nothing is
-	// mounted (it may only be the empty mount point): look for a real file.
-	const char *tdir = tracefs_tracing_dir();
-	std::string tracing = tdir ? tdir : "";
-	if (!tracing.empty() && !std::filesystem::exists(tracing + "/trace"))
-		tracing.clear();
+	sys::require_root();
+	const std::string tdir = sys::tracing_dir();
+	const auto version = sys::module_version();
+	const auto dbg = sys::kprof_debugfs();
+	nlohmann::json j;
+	j["module"] = version ? nlohmann::json{{"loaded", true}, {"version", *version}}
+			      : nlohmann::json{{"loaded", false}};
+	j["tracefs"] = tdir;
+	j["collection_enabled"] = dbg ? nlohmann::json(trimmed(sys::read_file(*dbg + "/enable")) == "1")
+				      : nlohmann::json(nullptr);
+	nlohmann::json devs = nlohmann::json::array();
+	if (dbg)
+		for (const auto &d : sys::devices(*dbg))
+			devs.push_back(d);
+	j["devices"] = devs;
+
+	// Every instance, the top level first, with its kprof events.
+	std::vector<std::pair<std::string, std::string>> insts = {{"(top)", tdir}};
+	std::error_code ec;
+	for (const auto &e : fs::directory_iterator(tdir + "/instances", ec))
+		insts.emplace_back(e.path().filename(), e.path());
+	nlohmann::json ij = nlohmann::json::array();
+	for (const auto &[name, dir] : insts) {
+		nlohmann::json enabled = nlohmann::json::array();
+		for (const auto &e : fs::directory_iterator(dir + "/events/kprof", ec))
+			if (e.is_directory() && trimmed(sys::read_file(e.path() / "enable")) == "1")
+				enabled.push_back(e.path().filename());
+		ij.push_back({{"name", name},
+			      {"buffer_size_kb", trimmed(sys::read_file(dir + "/buffer_size_kb"))},
+			      {"tracing_on", trimmed(sys::read_file(dir + "/tracing_on")) == "1"},
+			      {"kprof_events_enabled", enabled}});
+	}
+	j["instances"] = ij;
 
 	if (opts.json) {
-		nlohmann::json j = {
-			{"module_loaded", loaded},
-			{"module_version", loaded ? nlohmann::json(version) : nlohmann::json(nullptr)},
-			{"tracefs", tracing.empty() ? nlohmann::json(nullptr) : nlohmann::json(tracing)},
-		};
 		std::cout << j.dump(2) << '\n';
-	} else {
-		std::cout << "kprof.ko:  " << (loaded ? "loaded, version " + version : "not loaded") << '\n'
-			  << "tracefs:   " << (tracing.empty() ? "not found" : tracing) << '\n';
+		return 0;
+	}
+	std::cout << "kprof.ko:    " << (version ? "loaded, version " + *version : "not loaded") << '\n'
+		  << "tracefs:     " << tdir << '\n'
+		  << "collection:  "
+		  << (j["collection_enabled"].is_null() ? "unknown (no debugfs)"
+			  : j["collection_enabled"].get<bool>() ? "on (kprof/enable = 1)" : "off")
+		  << '\n'
+		  << "devices:     ";
+	if (devs.empty())
+		std::cout << "none";
+	for (const auto &d : devs)
+		std::cout << d.get<std::string>() << ' ';
+	std::cout << "\ninstances:\n";
+	for (const auto &i : ij) {
+		std::cout << "  " << i["name"].get<std::string>() << ": buffer " << i["buffer_size_kb"].get<std::string>()
+			  << " KiB/CPU, tracing " << (i["tracing_on"].get<bool>() ? "on" : "off") << ", kprof events: ";
+		if (i["kprof_events_enabled"].empty())
+			std::cout << "none";
+		for (const auto &e : i["kprof_events_enabled"])
+			std::cout << e.get<std::string>() << ' ';
+		std::cout << '\n';
 	}
 	return 0;
 }

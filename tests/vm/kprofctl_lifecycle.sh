@@ -1,0 +1,133 @@
+# kprofctl's tracefs instance: restored exactly on SIGINT, cleaned after
+# SIGKILL, busy for a second user, and every error path.
+. /tests/lib.sh
+
+# The kernel marks the top-level buffer "expanded" the first time any
+# event is enabled anywhere (6.1's tracing_update_buffers()), which turns
+# "7 (expanded: 1408)" into "7" with the size unchanged: not kprofctl's
+# doing and not undoable, so the suffix is left out of the comparison.
+snapshot() {
+	{
+		ls $TR/instances
+		for d in $TR $TR/instances/*; do
+			[ -d "$d" ] || continue
+			echo "== $d"
+			for f in tracing_on buffer_size_kb tracing_cpumask trace_clock current_tracer; do
+				echo "$f: $(cat $d/$f | sed 's/ (expanded: [0-9]*)//')"
+			done
+			for e in $d/events/kprof/*/; do
+				echo "$e: $(cat $e/enable) $(cat $e/filter)"
+			done
+		done
+	} >"$1"
+}
+
+load kprof
+load kprof_pktproc
+echo 1 >"$PP/start"
+
+# SIGINT with no instance before: the instance goes away again.
+snapshot /tmp/s0
+kprofctl latency -b 256 -c 0 >/tmp/out 2>&1 &
+pid=$!
+sleep 2
+[ -d $TR/instances/kprof ] || fail "no kprof instance while running"
+kill -INT $pid
+wait $pid || fail "latency after SIGINT exited $?"
+grep -q 'kprof latency report' /tmp/out || fail "no report after SIGINT"
+snapshot /tmp/s1
+diff /tmp/s0 /tmp/s1 || fail "tracefs state differs after SIGINT"
+echo "ok: SIGINT restored the state (no instance)"
+
+# SIGINT on an instance that persists (from kprofctl enable): every knob
+# latency changed is put back.
+kprofctl enable 'kprof:kprof_batch' --filter 'packets > 1' || fail "enable"
+expect_eq "persisted enable" "$(cat $TR/instances/kprof/events/kprof/kprof_batch/enable)" 1
+snapshot /tmp/s0
+kprofctl latency -b 128 -c 1 -e span irq_handler >/tmp/out 2>&1 &
+pid=$!
+sleep 2
+b=$(cat $TR/instances/kprof/buffer_size_kb)
+[ "$b" -ge 128 ] && [ "$b" -lt 192 ] || fail "buffer during the run is $b KiB, asked for 128 (the kernel rounds up to pages)"
+kill -TERM $pid
+wait $pid || fail "latency after SIGTERM exited $?"
+snapshot /tmp/s1
+diff /tmp/s0 /tmp/s1 || fail "tracefs state differs after SIGTERM on a persistent instance"
+echo "ok: SIGTERM restored the persistent instance"
+kprofctl disable 'kprof:*' >/dev/null
+expect_eq "filter cleared by disable" "$(cat $TR/instances/kprof/events/kprof/kprof_batch/filter)" none
+rmdir $TR/instances/kprof
+
+# SIGKILL leaves a stale instance; the next run cleans it and works.
+snapshot /tmp/s0
+kprofctl latency >/dev/null 2>&1 &
+pid=$!
+sleep 2
+kill -KILL $pid
+wait $pid || true
+expect_eq "stale instance's events" "$(cat $TR/instances/kprof/events/kprof/kprof_span/enable)" 1
+kprofctl latency -d 1s >/tmp/out 2>/tmp/err || fail "latency after SIGKILL: $(cat /tmp/err)"
+grep -q 'killed kprofctl' /tmp/err || fail "no word about the cleanup: $(cat /tmp/err)"
+grep -q 'kprof latency report' /tmp/out || fail "no report after the cleanup"
+snapshot /tmp/s1
+diff /tmp/s0 /tmp/s1 || fail "tracefs state differs after SIGKILL + rerun"
+echo "ok: the run after SIGKILL cleaned up"
+
+# Busy: a second kprofctl on the same instance.
+kprofctl latency -d 3s >/dev/null 2>&1 &
+pid=$!
+sleep 1
+set +e
+kprofctl latency -d 1s >/dev/null 2>/tmp/err; rc=$?
+set -e
+expect_eq "exit status on a busy instance" "$rc" 1
+grep -q 'busy' /tmp/err || fail "unclear busy error: $(cat /tmp/err)"
+kprofctl latency -d 1s --instance other >/dev/null || fail "another instance is not busy"
+wait $pid
+
+# Usage errors: exit 2 with a message.
+for args in "latency -d 0" "latency -d 3x" "latency -c 1-0" "latency -c 7" "latency -e bogus" \
+	"latency -u s" "latency --instance ../x" "enable nosuch:event" "frob" "latency --json --csv" \
+	"counters --device nosuch"; do
+	set +e
+	kprofctl $args >/dev/null 2>/tmp/err; rc=$?
+	set -e
+	[ "$rc" = 2 ] || fail "'kprofctl $args' exited $rc, want 2"
+	[ -s /tmp/err ] || fail "'kprofctl $args' said nothing"
+done
+echo "ok: usage errors exit 2 with a message"
+set +e
+kprofctl enable kprof:kprof_batch --filter 'nosuchfield > 1' 2>/tmp/err; rc=$?
+set -e
+expect_eq "bad filter" "$rc" 2
+grep -q 'rejected filter' /tmp/err || fail "unclear filter error"
+
+# Not root: exit 1, says so.
+set +e
+mkdir -p /etc
+echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>/etc/passwd
+echo 'nogroup:x:65534:' >>/etc/group
+su -s /bin/sh nobody -c 'kprofctl status' 2>/tmp/err; rc=$?
+set -e
+expect_eq "exit status as nobody" "$rc" 1
+grep -q 'needs root' /tmp/err || fail "unclear root error: $(cat /tmp/err)"
+
+# tracefs unmounted: kprofctl mounts it.
+umount $TR
+kprofctl status >/tmp/out || fail "status without tracefs mounted"
+grep -q ' tracefs ' /proc/mounts || fail "kprofctl did not mount tracefs"
+grep -q 'pktproc-q0' /tmp/out || fail "status does not list the device"
+
+# counters, and --reset.
+echo 1 >"$KP/enable"
+sleep 1
+kprofctl counters --json >/tmp/c.json
+grep -q '"irqs": [1-9]' /tmp/c.json || fail "counters --json shows no IRQs"
+echo 0 >"$KP/enable"
+kprofctl counters --reset >/dev/null 2>&1
+expect_eq "irqs after --reset" "$(counter pktproc-q0 irqs)" 0
+kprofctl list --fields | grep -q 'kprof:kprof_irq_thread_latency' || fail "list"
+kprofctl list --fields | grep -q 'delta_ns' || fail "list --fields"
+echo 1 >"$PP/stop"
+rmmod kprof_pktproc
+rmmod kprof

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0
+// One run() per subcommand, each in its own file. They return the exit
+// status and throw std::runtime_error (exit 1) or UsageError (exit 2).
+#pragma once
+
+#include "cli.hpp"
+
+#include <csignal>
+
+namespace kprof {
+
+// Set by SIGINT/SIGTERM (main.cpp): stop collecting, report, clean up.
+extern volatile std::sig_atomic_t g_stop;
+
+int run_status(const StatusOptions &opts);
+int run_list(const ListOptions &opts);
+int run_enable(const EnableOptions &opts);
+int run_latency(const LatencyOptions &opts);
+int run_counters(const CountersOptions &opts);
+
+// "kprof:kprof_batch"-style names of the events in @tracing_dir matching
+// @pattern: SYSTEM:EVENT or EVENT, globs allowed. Throws UsageError if none.
+std::vector<std::string> match_events(const std::string &tracing_dir, const std::string &pattern,
+				      const std::string &only_system = "");
+
+}  // namespace kprof

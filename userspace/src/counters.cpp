@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "counters.hpp"
+
+#include <charconv>
+#include <sstream>
+#include <stdexcept>
+
+namespace kprof {
+
+std::map<std::string, uint64_t> parse_counters(const std::string &text)
+{
+	std::map<std::string, uint64_t> out;
+	std::istringstream in(text);
+	bool header = true;
+	for (std::string line; std::getline(in, line);) {
+		if (header) {	// "cpu irqs thread_runs ..."
+			header = false;
+			if (line.rfind("cpu ", 0) == 0)
+				continue;
+		}
+		const auto colon = line.find(": ");
+		if (colon == std::string::npos) {
+			if (!line.empty() && std::isdigit(static_cast<unsigned char>(line[0])))
+				continue;	// a per-CPU row
+			throw std::runtime_error("unexpected line in kprof counters: '" + line + "'");
+		}
+		uint64_t v;
+		const char *b = line.data() + colon + 2, *e = line.data() + line.size();
+		auto [p, ec] = std::from_chars(b, e, v);
+		if (ec != std::errc() || p != e)
+			throw std::runtime_error("bad counter value in '" + line + "'");
+		out[line.substr(0, colon)] = v;
+	}
+	return out;
+}
+
+std::map<std::string, uint64_t> counters_delta(const std::map<std::string, uint64_t> &a,
+					       const std::map<std::string, uint64_t> &b)
+{
+	std::map<std::string, uint64_t> d;
+	for (const auto &[k, v] : b) {
+		const auto it = a.find(k);
+		const uint64_t before = it == a.end() ? 0 : it->second;
+		d[k] = v >= before ? v - before : v;	// reset in between: count from 0
+	}
+	return d;
+}
+
+}  // namespace kprof

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "instance.hpp"
+
+#include "sys.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace kprof {
+
+namespace {
+
+constexpr const char *kRunDir = "/run/kprofctl";
+
+std::string escape(const std::string &s)
+{
+	std::string o;
+	for (char c : s)
+		o += c == '\n' ? std::string("\\n") : c == '\\' ? std::string("\\\\") : std::string(1, c);
+	return o;
+}
+
+std::string unescape(const std::string &s)
+{
+	std::string o;
+	for (size_t i = 0; i < s.size(); i++) {
+		if (s[i] == '\\' && i + 1 < s.size()) {
+			o += s[i + 1] == 'n' ? '\n' : s[i + 1];
+			i++;
+		} else {
+			o += s[i];
+		}
+	}
+	return o;
+}
+
+// What to write back so that a tracefs file reads as @old did.
+std::string restore_value(const std::string &rel, std::string old)
+{
+	while (!old.empty() && old.back() == '\n')
+		old.pop_back();
+	const auto slash = rel.rfind('/');
+	const std::string file = slash == std::string::npos ? rel : rel.substr(slash + 1);
+	if (file == "filter" && old == "none")
+		return "0";	// "none" reads back for no filter; "0" clears
+	if (file == "buffer_size_kb")
+		return old.substr(0, old.find(' '));	// "7 (expanded: 1408)"
+	return old;
+}
+
+}  // namespace
+
+Instance::Instance(const std::string &name, Mode mode) : name_(name), mode_(mode)
+{
+	const std::string tdir = sys::tracing_dir();
+	dir_ = tdir + "/instances/" + name;
+	mkdir(kRunDir, 0700);
+	lock_path_ = std::string(kRunDir) + "/" + name + ".lock";
+	owner_path_ = std::string(kRunDir) + "/" + name + ".owner";
+	restore_path_ = std::string(kRunDir) + "/" + name + ".restore";
+
+	lock_fd_ = open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lock_fd_ < 0)
+		throw std::runtime_error("cannot create " + lock_path_ + ": " + std::strerror(errno));
+	if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+		std::string pid = sys::read_file(lock_path_).value_or("?");
+		close(lock_fd_);
+		throw std::runtime_error("instance '" + name + "' is busy: another kprofctl (pid " +
+					 pid.substr(0, pid.find('\n')) + ") is using it; wait or pick --instance");
+	}
+	if (ftruncate(lock_fd_, 0) == 0) {
+		const std::string me = std::to_string(getpid()) + "\n";
+		if (write(lock_fd_, me.data(), me.size()) < 0) {
+			// The pid is only informative.
+		}
+	}
+
+	try {
+		cleanup_stale();
+		const bool existed = tracefs_instance_exists(name.c_str());
+		if (!existed && mode == Mode::Session) {
+			// Mark it ours before it exists: a kill in between leaves
+			// an owner file and no instance, which cleans up fine.
+			std::ofstream(owner_path_) << "session " << getpid() << "\n";
+		}
+		inst_.reset(tracefs_instance_create(name.c_str()));
+		if (!inst_)
+			throw std::runtime_error("cannot create tracefs instance '" + name + "': " + std::strerror(errno));
+		created_ = !existed;
+		if (created_ && mode == Mode::Session)
+			set("tracing_on", "0", false);	// tracing stays off until configured
+	} catch (...) {
+		close(lock_fd_);
+		throw;
+	}
+}
+
+void Instance::cleanup_stale()
+{
+	// We hold the lock, so whoever left these files is gone.
+	std::ostringstream what;
+	if (auto text = sys::read_file(restore_path_)) {
+		std::istringstream in(*text);
+		int n = 0;
+		for (std::string line; std::getline(in, line);) {
+			const auto tab = line.find('\t');
+			if (tab == std::string::npos)
+				continue;
+			try {
+				sys::write_file(dir_ + "/" + line.substr(0, tab), unescape(line.substr(tab + 1)));
+				n++;
+			} catch (const std::exception &) {
+				// The instance may be gone; the owner check below decides.
+			}
+		}
+		what << "restored " << n << " setting(s) left changed by a killed kprofctl";
+		unlink(restore_path_.c_str());
+	}
+	if (sys::read_file(owner_path_)) {
+		if (tracefs_instance_exists(name_.c_str())) {
+			std::unique_ptr<tracefs_instance, Free> stale(tracefs_instance_alloc(nullptr, name_.c_str()));
+			if (!stale || tracefs_instance_destroy(stale.get()) != 0)
+				throw std::runtime_error("a killed kprofctl left instance '" + name_ +
+							 "' behind and it cannot be removed (busy? " +
+							 std::strerror(errno) + ")");
+			what << (what.tellp() > 0 ? "; " : "") << "removed the instance left by a killed kprofctl";
+		}
+		unlink(owner_path_.c_str());
+	}
+	recovered_ = what.str();
+}
+
+void Instance::save(const std::string &rel)
+{
+	for (const auto &s : saved_)
+		if (s.first == rel)
+			return;
+	auto old = sys::read_file(dir_ + "/" + rel);
+	if (!old)
+		throw std::runtime_error("cannot read " + dir_ + "/" + rel);
+	saved_.emplace_back(rel, restore_value(rel, *old));
+	std::ofstream(restore_path_, std::ios::app) << rel << '\t' << escape(saved_.back().second) << '\n';
+}
+
+void Instance::set(const std::string &rel, const std::string &value, bool restore)
+{
+	if (restore)
+		save(rel);
+	sys::write_file(dir_ + "/" + rel, value);
+}
+
+void Instance::restore()
+{
+	for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+		try {
+			sys::write_file(dir_ + "/" + it->first, it->second);
+		} catch (const std::exception &) {
+			// Keep restoring the rest; nothing better to do in teardown.
+		}
+	}
+	saved_.clear();
+	unlink(restore_path_.c_str());
+}
+
+Instance::~Instance()
+{
+	if (created_ && mode_ == Mode::Session) {
+		// Removing it undoes everything; restoring first would only
+		// re-enable what we disabled.
+		saved_.clear();
+		unlink(restore_path_.c_str());
+		if (tracefs_instance_destroy(inst_.get()) == 0)
+			unlink(owner_path_.c_str());
+	} else {
+		restore();
+	}
+	inst_.reset();
+	close(lock_fd_);	// releases the flock
+}
+
+CpuReader::CpuReader(const Instance &inst, int cpu) : cpu_(cpu), tcpu_(tracefs_cpu_open(inst.get(), cpu, true))
+{
+	if (!tcpu_)
+		throw std::runtime_error("cannot open the ring buffer of CPU " + std::to_string(cpu) + " in instance '" +
+					 inst.name() + "': " + std::strerror(errno));
+	const int size = tracefs_cpu_read_size(tcpu_);
+	buf_.resize(size > 0 ? size : 4096);
+}
+
+CpuReader::~CpuReader()
+{
+	tracefs_cpu_close(tcpu_);
+}
+
+const void *CpuReader::read()
+{
+	return tracefs_cpu_read(tcpu_, buf_.data(), true) > 0 ? buf_.data() : nullptr;
+}
+
+const void *CpuReader::flush()
+{
+	return tracefs_cpu_flush(tcpu_, buf_.data()) > 0 ? buf_.data() : nullptr;
+}
+
+}  // namespace kprof

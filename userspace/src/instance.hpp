@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+// A tracefs instance kprofctl works in, owned for the life of the object.
+//
+// Get/set/restore: every file set() changes is read first; the destructor
+// writes the old values back in reverse order and, if this object created
+// the instance for a session, removes it. The old values are also kept in
+// /run/kprofctl/NAME.restore as they are saved, and a session marks the
+// instance as its own in NAME.owner, so that the run after a SIGKILL finds
+// the leftovers and cleans them up. NAME.lock (flock) tells a live run from
+// a dead one: a second kprofctl on the same instance gets "busy".
+#pragma once
+
+#include "tracefs_c.hpp"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kprof {
+
+class Instance {
+public:
+	enum class Mode {
+		Session,	// latency: create if absent, remove at the end
+		Persistent,	// enable/disable: create if absent, leave it
+	};
+
+	Instance(const std::string &name, Mode mode);
+	~Instance();
+	Instance(const Instance &) = delete;
+	Instance &operator=(const Instance &) = delete;
+
+	tracefs_instance *get() const { return inst_.get(); }
+	const std::string &name() const { return name_; }
+	const std::string &dir() const { return dir_; }
+	bool created() const { return created_; }
+	// What the constructor cleaned up from an earlier, killed run.
+	const std::string &recovered() const { return recovered_; }
+
+	// Write @value to @rel (relative to the instance), saving the old value
+	// first (once per file) unless @restore is false.
+	void set(const std::string &rel, const std::string &value, bool restore = true);
+	// Remember @rel's value for restore() without writing it (before a
+	// write to a file that changes it as a side effect).
+	void save(const std::string &rel);
+	// Undo every set() now (also done by the destructor).
+	void restore();
+
+private:
+	struct Free {
+		void operator()(tracefs_instance *i) const { tracefs_instance_free(i); }
+	};
+	void cleanup_stale();
+
+	std::string name_, dir_, lock_path_, owner_path_, restore_path_;
+	Mode mode_;
+	int lock_fd_ = -1;
+	bool created_ = false;
+	std::string recovered_;
+	std::unique_ptr<tracefs_instance, Free> inst_;
+	std::vector<std::pair<std::string, std::string>> saved_;	// rel, old value
+};
+
+// One CPU's raw ring buffer, read in whole sub-buffer pages.
+class CpuReader {
+public:
+	CpuReader(const Instance &inst, int cpu);
+	~CpuReader();
+	CpuReader(const CpuReader &) = delete;
+	CpuReader &operator=(const CpuReader &) = delete;
+
+	int cpu() const { return cpu_; }
+	size_t page_size() const { return buf_.size(); }
+	// The next full page, without blocking; nullptr when there is none.
+	const void *read();
+	// After tracing has stopped: the rest, partial pages included.
+	const void *flush();
+
+private:
+	int cpu_;
+	tracefs_cpu *tcpu_;
+	std::vector<char> buf_;
+};
+
+}  // namespace kprof

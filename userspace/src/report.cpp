@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace kprof {
+
+namespace {
+
+const double kPercentiles[] = {50, 90, 99, 99.9};
+const char *const kPercentileNames[] = {"p50", "p90", "p99", "p99.9"};
+
+std::string fmt(double v)
+{
+	char buf[64];
+	std::snprintf(buf, sizeof(buf), v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.2f", v);
+	return buf;
+}
+
+std::string csv_quote(const std::string &s)
+{
+	if (s.find_first_of(",\"\n") == std::string::npos)
+		return s;
+	std::string q = "\"";
+	for (char c : s)
+		q += c == '"' ? std::string("\"\"") : std::string(1, c);
+	return q + "\"";
+}
+
+}  // namespace
+
+uint64_t Report::total_missed() const
+{
+	uint64_t n = 0;
+	for (const auto &l : loss)
+		n += l.missed + l.overrun + l.dropped;
+	return n;
+}
+
+bool Report::lost_anything() const
+{
+	if (total_missed() || invalid)
+		return true;
+	return std::any_of(loss.begin(), loss.end(), [](const CpuLoss &l) { return l.lossy_pages > 0; });
+}
+
+std::string render_text(const Report &r)
+{
+	std::ostringstream o;
+	const double div = double(r.divisor);
+	o << "kprof latency report: " << fmt(r.duration_s) << " s, values in " << r.unit << "\n\n";
+	char line[512];
+	std::snprintf(line, sizeof(line), "%-22s %-16s %4s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "EVENT",
+		      "DEVICE", "CPU", "COUNT", "MIN", "MEAN", "STDDEV", "P50", "P90", "P99", "P99.9", "MAX");
+	o << line;
+	if (r.rows.empty())
+		o << "(no events)\n";
+	for (const auto &row : r.rows) {
+		const Histogram &h = *row.hist;
+		std::snprintf(line, sizeof(line), "%-22s %-16s %4s %9llu %9s %9s %9s %9s %9s %9s %9s %9s\n",
+			      row.event.c_str(), row.device.c_str(),
+			      row.cpu < 0 ? "all" : std::to_string(row.cpu).c_str(),
+			      (unsigned long long)h.count(), fmt(double(h.min()) / div).c_str(),
+			      fmt(h.mean() / div).c_str(), fmt(h.stddev() / div).c_str(),
+			      fmt(double(h.percentile(50)) / div).c_str(), fmt(double(h.percentile(90)) / div).c_str(),
+			      fmt(double(h.percentile(99)) / div).c_str(), fmt(double(h.percentile(99.9)) / div).c_str(),
+			      fmt(double(h.max()) / div).c_str());
+		o << line;
+		if (r.show_hist && row.cpu < 0 && h.count()) {
+			const auto bins = h.bins(16);
+			uint64_t top = 0;
+			for (const auto &b : bins)
+				top = std::max(top, b.count);
+			for (const auto &b : bins) {
+				const int bar = int(40.0 * double(b.count) / double(top) + 0.5);
+				std::snprintf(line, sizeof(line), "    [%9s, %9s) %9llu |%s\n", fmt(double(b.lo) / div).c_str(),
+					      fmt(double(b.hi) / div).c_str(), (unsigned long long)b.count,
+					      std::string(bar, '#').c_str());
+				o << line;
+			}
+		}
+	}
+	o << "\nevents read: " << r.events_read << ", invalid records: " << r.invalid
+	  << ", other events: " << r.other << ", filtered out: " << r.filtered
+	  << ", unpaired thread runs: " << r.unpaired << "\n";
+	o << "lost events per CPU (page headers / overrun / dropped):";
+	for (const auto &l : r.loss)
+		o << " cpu" << l.cpu << "=" << l.missed << (l.lossy_pages ? "+?" : "") << "/" << l.overrun << "/" << l.dropped;
+	o << "\n";
+	if (r.counters) {
+		o << "\ncross-check against kprof counters (events read / counter movement):\n";
+		bool differ = false;
+		for (const auto &c : r.checks) {
+			o << "  " << c.device << " " << c.event << ": " << c.events << " / " << c.counter
+			  << (c.events == c.counter ? "" : "  (differ)") << "\n";
+			differ |= c.events != c.counter;
+		}
+		if (differ && !r.lost_anything())
+			o << "  (nothing was lost: the counters also move while the events are switched on\n"
+			     "   and off, and with an event filter; small differences under live traffic are expected)\n";
+	}
+	if (r.lost_anything())
+		o << "\nWARNING: events were lost (" << r.total_missed() << " missed"
+		  << (r.invalid ? ", " + std::to_string(r.invalid) + " invalid" : "")
+		  << "); the statistics above do not cover them. Raise -b/--buffer-size or lower the event rate.\n";
+	return o.str();
+}
+
+nlohmann::json render_json(const Report &r)
+{
+	using nlohmann::json;
+	json stats = json::array();
+	for (const auto &row : r.rows) {
+		const Histogram &h = *row.hist;
+		json s = {
+			{"event", row.event},
+			{"device", row.device},
+			{"cpu", row.cpu < 0 ? json(nullptr) : json(row.cpu)},
+			{"count", h.count()},
+			{"min_ns", h.min()},
+			{"mean_ns", h.mean()},
+			{"stddev_ns", h.stddev()},
+			{"max_ns", h.max()},
+		};
+		json pct = json::object();
+		for (size_t i = 0; i < std::size(kPercentiles); i++)
+			pct[kPercentileNames[i]] = h.percentile(kPercentiles[i]);
+		s["percentiles_ns"] = pct;
+		if (r.show_hist && row.cpu < 0) {
+			json bins = json::array();
+			for (const auto &b : h.bins(64))
+				bins.push_back({{"lo_ns", b.lo}, {"hi_ns", b.hi}, {"count", b.count}});
+			s["histogram"] = bins;
+		}
+		stats.push_back(s);
+	}
+	json cpus = json::array();
+	for (const auto &l : r.loss)
+		cpus.push_back({{"cpu", l.cpu},
+				{"pages", l.pages},
+				{"missed", l.missed},
+				{"lossy_pages", l.lossy_pages},
+				{"overrun", l.overrun},
+				{"dropped", l.dropped}});
+	json checks = json::array();
+	for (const auto &c : r.checks)
+		checks.push_back({{"device", c.device}, {"event", c.event}, {"events", c.events}, {"counter", c.counter}});
+	return {
+		{"duration_s", r.duration_s},
+		{"percentile_relative_error", Histogram::kRelativeError},
+		{"stats", stats},
+		{"loss",
+		 {{"events_read", r.events_read},
+		  {"invalid", r.invalid},
+		  {"other", r.other},
+		  {"filtered", r.filtered},
+		  {"unpaired", r.unpaired},
+		  {"missed_total", r.total_missed()},
+		  {"lost", r.lost_anything()},
+		  {"per_cpu", cpus}}},
+		{"cross_check", r.counters ? json(checks) : json(nullptr)},
+	};
+}
+
+std::string render_csv(const Report &r)
+{
+	std::ostringstream o;
+	const double div = double(r.divisor);
+	o << "event,device,cpu,count,min_" << r.unit << ",mean_" << r.unit << ",stddev_" << r.unit;
+	for (const char *p : kPercentileNames)
+		o << "," << p << "_" << r.unit;
+	o << ",max_" << r.unit << "\n";
+	for (const auto &row : r.rows) {
+		const Histogram &h = *row.hist;
+		o << csv_quote(row.event) << "," << csv_quote(row.device) << ","
+		  << (row.cpu < 0 ? std::string("all") : std::to_string(row.cpu)) << "," << h.count() << ","
+		  << double(h.min()) / div << "," << h.mean() / div << "," << h.stddev() / div;
+		for (double p : kPercentiles)
+			o << "," << double(h.percentile(p)) / div;
+		o << "," << double(h.max()) / div << "\n";
+	}
+	return o.str();
+}
+
+}  // namespace kprof

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "sys.hpp"
+
+#include "counters.hpp"
+#include "tracefs_c.hpp"
+
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace kprof::sys {
+
+void require_root()
+{
+	if (geteuid() != 0)
+		throw std::runtime_error("kprofctl needs root: tracefs and debugfs are root-only (try sudo)");
+}
+
+std::string tracing_dir()
+{
+	const char *path = nullptr;
+	if (tracefs_tracing_dir_is_mounted(true, &path) < 0 || !path ||
+	    !fs::exists(std::string(path) + "/trace"))
+		throw std::runtime_error("tracefs is not mounted and mounting it failed; mount it with: "
+					 "mount -t tracefs nodev /sys/kernel/tracing (kernel needs CONFIG_TRACING)");
+	return path;
+}
+
+std::optional<std::string> kprof_debugfs()
+{
+	const std::string root = "/sys/kernel/debug";
+	if (!fs::exists(root + "/kprof")) {
+		if (!fs::exists(root))
+			return std::nullopt;
+		// Not mounted yet? Try once; harmless if it is.
+		if (mount("debugfs", root.c_str(), "debugfs", 0, nullptr) != 0 && errno != EBUSY)
+			return std::nullopt;
+		if (!fs::exists(root + "/kprof"))
+			return std::nullopt;
+	}
+	return root + "/kprof";
+}
+
+std::optional<std::string> read_file(const std::string &path)
+{
+	std::ifstream in(path);
+	if (!in)
+		return std::nullopt;
+	std::ostringstream ss;
+	ss << in.rdbuf();
+	if (in.bad())
+		return std::nullopt;
+	return ss.str();
+}
+
+void write_file(const std::string &path, const std::string &value)
+{
+	FILE *f = std::fopen(path.c_str(), "w");
+	if (!f)
+		throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+	const bool ok = std::fwrite(value.data(), 1, value.size(), f) == value.size();
+	const int werr = errno;
+	// The kernel reports a bad value on the write or, buffered, on close.
+	const bool closed = std::fclose(f) == 0;
+	if (!ok || !closed)
+		throw std::runtime_error("cannot write '" + value + "' to " + path + ": " +
+					 std::strerror(ok ? errno : werr));
+}
+
+std::optional<std::string> module_version()
+{
+	auto v = read_file("/sys/module/kprof/version");
+	if (!v)
+		return std::nullopt;
+	v->erase(v->find_last_not_of(" \n") + 1);
+	return v;
+}
+
+void require_module()
+{
+	if (!module_version())
+		throw std::runtime_error("kprof.ko is not loaded: insmod kprof.ko (then load the drivers that use it)");
+}
+
+std::vector<std::string> devices(const std::string &debugfs)
+{
+	std::vector<std::string> out;
+	std::error_code ec;
+	for (const auto &e : fs::directory_iterator(debugfs, ec))
+		if (e.is_directory())
+			out.push_back(e.path().filename());
+	std::sort(out.begin(), out.end());
+	return out;
+}
+
+std::map<std::string, std::map<std::string, uint64_t>> read_counters(const std::string &debugfs)
+{
+	std::map<std::string, std::map<std::string, uint64_t>> out;
+	for (const auto &d : devices(debugfs))
+		if (auto text = read_file(debugfs + "/" + d + "/counters"))
+			out[d] = parse_counters(*text);
+	return out;
+}
+
+std::map<std::string, std::vector<std::string>> read_span_names(const std::string &debugfs)
+{
+	std::map<std::string, std::vector<std::string>> out;
+	for (const auto &d : devices(debugfs)) {
+		auto text = read_file(debugfs + "/" + d + "/spans");
+		if (!text)
+			continue;
+		std::istringstream in(*text);
+		unsigned id;
+		std::string name;
+		while (in >> id >> name) {
+			auto &v = out[d];
+			if (v.size() <= id)
+				v.resize(id + 1);
+			v[id] = name;
+		}
+	}
+	return out;
+}
+
+int kprof_event_count(const std::string &tracing_dir)
+{
+	int n = 0;
+	std::error_code ec;
+	for (const auto &e : fs::directory_iterator(tracing_dir + "/events/kprof", ec))
+		n += e.is_directory();
+	return n;
+}
+
+std::vector<int> trace_cpus(const std::string &instance_dir)
+{
+	std::vector<int> cpus;
+	std::error_code ec;
+	for (const auto &e : fs::directory_iterator(instance_dir + "/per_cpu", ec)) {
+		const std::string n = e.path().filename();
+		if (n.rfind("cpu", 0) == 0)
+			cpus.push_back(std::stoi(n.substr(3)));
+	}
+	std::sort(cpus.begin(), cpus.end());
+	return cpus;
+}
+
+}  // namespace kprof::sys

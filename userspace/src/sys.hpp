@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+// The machine: root, tracefs, debugfs, kprof.ko. Every failure is a
+// std::runtime_error whose message says what to do.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kprof::sys {
+
+void require_root();
+// The tracefs mount point; mounts tracefs if it is not mounted.
+std::string tracing_dir();
+// kprof's debugfs directory, or nullopt if debugfs is not there (and
+// cannot be mounted) or kprof.ko is not loaded.
+std::optional<std::string> kprof_debugfs();
+// kprof.ko's version, or nullopt if it is not loaded.
+std::optional<std::string> module_version();
+// Throws unless kprof.ko is loaded.
+void require_module();
+
+// The registered kprof devices (debugfs directories), sorted.
+std::vector<std::string> devices(const std::string &debugfs);
+// Their counter totals; devices that vanish meanwhile are skipped.
+std::map<std::string, std::map<std::string, uint64_t>> read_counters(const std::string &debugfs);
+// Span names per device (kprof/<dev>/spans).
+std::map<std::string, std::vector<std::string>> read_span_names(const std::string &debugfs);
+
+std::optional<std::string> read_file(const std::string &path);
+// Write @value; on failure throw with the kernel's errno text.
+void write_file(const std::string &path, const std::string &value);
+
+// How many events the kprof system offers in @tracing_dir.
+int kprof_event_count(const std::string &tracing_dir);
+
+// CPUs with a per-CPU buffer in this tracefs (per_cpu/cpuN), sorted.
+std::vector<int> trace_cpus(const std::string &instance_dir);
+
+}  // namespace kprof::sys
