@@ -62,3 +62,89 @@ BOOST_AUTO_TEST_CASE(usage_errors_exit_two)
 		BOOST_TEST(!err.str().empty());
 	}
 }
+
+BOOST_AUTO_TEST_CASE(latency_options)
+{
+	Cli cli;
+	auto cmd = cli.parse({"latency", "-d", "500ms", "-c", "0,2-3", "--per-cpu", "--hist", "--json", "-u", "ms",
+			      "--device", "pktproc-q0", "-b", "4096", "-e", "batch", "span", "--instance", "mine"});
+	const auto &o = std::get<kprof::LatencyOptions>(cmd);
+	BOOST_TEST(o.duration.count() == 500000000LL);
+	BOOST_TEST((o.cpus == std::vector<int>{0, 2, 3}));
+	BOOST_TEST(o.per_cpu);
+	BOOST_TEST(o.hist);
+	BOOST_TEST(o.json);
+	BOOST_TEST(!o.csv);
+	BOOST_TEST(o.divisor == 1000000u);
+	BOOST_TEST(*o.device == "pktproc-q0");
+	BOOST_TEST(o.buffer_kb == 4096u);
+	BOOST_TEST((o.events == std::vector<std::string>{"batch", "span"}));
+	BOOST_TEST(o.instance == "mine");
+}
+
+BOOST_AUTO_TEST_CASE(latency_defaults)
+{
+	Cli cli;
+	auto cmd = cli.parse({"latency"});
+		const auto &o = std::get<kprof::LatencyOptions>(cmd);
+	BOOST_TEST(o.duration.count() == 0);	// until Ctrl-C
+	BOOST_TEST(o.events.empty());
+	BOOST_TEST(o.unit == "us");
+	BOOST_TEST(o.instance == "kprof");
+	BOOST_TEST(o.buffer_kb == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(enable_disable_list_counters)
+{
+	{
+		Cli cli;
+		auto cmd = cli.parse({"enable", "kprof:*", "sched:sched_switch", "--filter", "delta_ns > 10"});
+		const auto &o = std::get<kprof::EnableOptions>(cmd);
+		BOOST_TEST(o.enable);
+		BOOST_TEST(o.events.size() == 2u);
+		BOOST_TEST(*o.filter == "delta_ns > 10");
+	}
+	{
+		Cli cli;
+		auto cmd = cli.parse({"disable", "kprof:*"});
+		const auto &o = std::get<kprof::EnableOptions>(cmd);
+		BOOST_TEST(!o.enable);
+	}
+	{
+		Cli cli;
+		auto cmd = cli.parse({"list", "--fields", "--all"});
+		const auto &o = std::get<kprof::ListOptions>(cmd);
+		BOOST_TEST(o.fields);
+		BOOST_TEST(o.all);
+	}
+	{
+		Cli cli;
+		auto cmd = cli.parse({"counters", "--reset", "--json"});
+		const auto &o = std::get<kprof::CountersOptions>(cmd);
+		BOOST_TEST(o.reset);
+		BOOST_TEST(o.json);
+	}
+}
+
+BOOST_AUTO_TEST_CASE(more_usage_errors)
+{
+	const std::vector<std::vector<std::string>> bad = {
+		{"latency", "-d", "0"},         {"latency", "-d", "1x"},      {"latency", "-c", "2-1"},
+		{"latency", "--json", "--csv"}, {"latency", "-u", "s"},       {"latency", "-b", "0"},
+		{"latency", "--instance", "../x"}, {"enable"},                {"enable", "x", "--filter"},
+		{"counters", "--device", "a/b"},
+	};
+	for (const auto &args : bad) {
+		Cli cli;
+		std::ostringstream out, err;
+		BOOST_TEST_CONTEXT(args[0] << " " << (args.size() > 1 ? args[1] : ""))
+		{
+			try {
+				cli.parse(args);
+				BOOST_FAIL("usage error not detected");
+			} catch (const CLI::ParseError &e) {
+				BOOST_TEST(cli.exit(e, out, err) == 2);
+			}
+		}
+	}
+}

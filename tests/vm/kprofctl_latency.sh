@@ -15,14 +15,14 @@ for d in pktproc-q0 pktproc-q1; do echo 1 >"$KP/$d/reset"; done
 
 kprofctl latency -d 4s --json -b 2048 >/tmp/l.json 2>/tmp/l.err &
 pid=$!
-sleep 1
+wait_collecting
 run_traffic 2
 wait $pid || fail "kprofctl latency failed: $(cat /tmp/l.err)"
 awk -f /tests/kprofctl_json.awk /tmp/l.json >/tmp/l.txt
 cat /tmp/l.txt
 grep -q '^lost false$' /tmp/l.txt || fail "events were lost in a quiet run"
 expect_eq "missed" "$(sed -n 's/^missed_total //p' /tmp/l.txt)" 0
-[ "$(sed -n 's/^events_read //p' /tmp/l.txt)" -gt 5000 ] || fail "too few events read"
+[ "$(sed -n 's/^events_read //p' /tmp/l.txt)" -gt 2000 ] || fail "too few events read"
 # Every cross-check agrees: events read = counter movement.
 [ "$(grep -c '^check ' /tmp/l.txt)" -eq 8 ] || fail "expected 4 events x 2 devices in the cross-check"
 grep '^check ' /tmp/l.txt | while read -r _ dev ev got want; do
@@ -46,9 +46,9 @@ for d in pktproc-q0 pktproc-q1; do
 done
 
 # The text report, the CSV and the per-CPU view on the same kind of run.
-kprofctl latency -d 2s --per-cpu --hist -u us >/tmp/l.txt 2>&1 &
+kprofctl latency -d 3s --per-cpu --hist -u us >/tmp/l.txt 2>&1 &
 pid=$!
-sleep 0.5
+wait_collecting
 run_traffic 1
 wait $pid
 cat /tmp/l.txt
@@ -64,9 +64,9 @@ if grep -v '^event' /tmp/l.csv | grep -v '^batch,pktproc-q1,'; then fail "CSV ha
 echo 20000 >"$PP/rate_pps"
 echo 1 >"$PP/batch"
 echo 1 >"$PP/irq_coalesce"
-kprofctl latency -d 3s -b 4 --json >/tmp/o.json 2>/tmp/o.err &
+kprofctl latency -d 4s -b 4 --json >/tmp/o.json 2>/tmp/o.err &
 pid=$!
-sleep 0.5
+wait_collecting
 run_traffic 2
 wait $pid
 awk -f /tests/kprofctl_json.awk /tmp/o.json >/tmp/o.txt

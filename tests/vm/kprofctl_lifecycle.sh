@@ -30,7 +30,7 @@ echo 1 >"$PP/start"
 snapshot /tmp/s0
 kprofctl latency -b 256 -c 0 >/tmp/out 2>&1 &
 pid=$!
-sleep 2
+wait_collecting
 [ -d $TR/instances/kprof ] || fail "no kprof instance while running"
 kill -INT $pid
 wait $pid || fail "latency after SIGINT exited $?"
@@ -46,7 +46,7 @@ expect_eq "persisted enable" "$(cat $TR/instances/kprof/events/kprof/kprof_batch
 snapshot /tmp/s0
 kprofctl latency -b 128 -c 1 -e span irq_handler >/tmp/out 2>&1 &
 pid=$!
-sleep 2
+wait_collecting
 b=$(cat $TR/instances/kprof/buffer_size_kb)
 [ "$b" -ge 128 ] && [ "$b" -lt 192 ] || fail "buffer during the run is $b KiB, asked for 128 (the kernel rounds up to pages)"
 kill -TERM $pid
@@ -62,7 +62,7 @@ rmdir $TR/instances/kprof
 snapshot /tmp/s0
 kprofctl latency >/dev/null 2>&1 &
 pid=$!
-sleep 2
+wait_collecting
 kill -KILL $pid
 wait $pid || true
 expect_eq "stale instance's events" "$(cat $TR/instances/kprof/events/kprof/kprof_span/enable)" 1
@@ -74,9 +74,9 @@ diff /tmp/s0 /tmp/s1 || fail "tracefs state differs after SIGKILL + rerun"
 echo "ok: the run after SIGKILL cleaned up"
 
 # Busy: a second kprofctl on the same instance.
-kprofctl latency -d 3s >/dev/null 2>&1 &
+kprofctl latency -d 5s >/dev/null 2>&1 &
 pid=$!
-sleep 1
+wait_collecting
 set +e
 kprofctl latency -d 1s >/dev/null 2>/tmp/err; rc=$?
 set -e

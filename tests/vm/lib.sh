@@ -63,11 +63,11 @@ count_events() {
 	grep -c " $2: " "$1" || true
 }
 
-# check_irq_match FILE WHAT: thread events of one device (FILE, trace_clock
+# check_irq_match FILE WHAT [TOL_NS]: thread events of one device (FILE, trace_clock
 # mono) must point back at the hard-IRQ entry they claim; allow 1 % misses
 # for TCG stalls between a hook's clock read and the event's timestamp.
 check_irq_match() {
-	r=$(awk -v TOL=500000 -f /tests/match_irq.awk "$1" 2>/dev/null)
+	r=$(awk -v TOL="${3:-500000}" -f /tests/match_irq.awk "$1" 2>/dev/null)
 	echo "$2: $r"
 	set -- $r "$2"
 	[ "$2" -gt 0 ] || fail "$5: no thread event matched an IRQ entry"
@@ -81,4 +81,15 @@ batch_stats() {
 	c=$(echo "$line" | sed 's/.*count=\([0-9]*\).*/\1/')
 	m=$(echo "$line" | sed 's/.*mean_ns=\([0-9]*\).*/\1/')
 	echo "$c $(counter "$1" packets) $((c * m))"
+}
+
+# wait_collecting [INSTANCE]: wait (10 s at most) until kprofctl has
+# switched its events on, so that traffic starts inside its window.
+wait_collecting() {
+	n=0
+	until [ "$(cat "$TR/instances/${1:-kprof}/events/kprof/kprof_span/enable" 2>/dev/null)" = 1 ]; do
+		n=$((n + 1))
+		[ $n -lt 100 ] || fail "kprofctl did not start collecting within 10 s"
+		sleep 0.1
+	done
 }

@@ -52,7 +52,7 @@ struct Report {
 	bool counters = false;		// the cross-check is available
 	std::vector<CrossCheck> checks;
 
-	uint64_t total_missed() const;	// missed + overrun + dropped, all CPUs
+	uint64_t total_missed() const;	// max(missed, overrun) + dropped, all CPUs
 	bool lost_anything() const;	// any loss, invalid record or lossy page
 };
 
