@@ -60,6 +60,28 @@ static void record(struct kprof_dev *dev, enum kprof_kind kind, u64 ns)
 	kprof_lat_add(&this_cpu_ptr(dev->pcpu)->lat[kind], ns);
 }
 
+/*
+ * Close the interval opened at *@slot: take and clear the start under the
+ * lock and record the sample. False if nothing was open (the key came on
+ * in between).
+ */
+static bool finish(struct kprof_dev *dev, u64 *slot, enum kprof_kind kind,
+		   u64 now, u64 *ns)
+{
+	unsigned long flags;
+	u64 start;
+
+	raw_spin_lock_irqsave(&dev->lock, flags);
+	start = *slot;
+	*slot = 0;
+	if (start) {
+		*ns = now - start;
+		record(dev, kind, *ns);
+	}
+	raw_spin_unlock_irqrestore(&dev->lock, flags);
+	return start;
+}
+
 /* The hooks' slow paths: only reached while kprof_active is on. */
 
 void __kprof_irq_enter(struct kprof_dev *dev)
@@ -80,21 +102,10 @@ EXPORT_SYMBOL_GPL(__kprof_irq_enter);
 
 void __kprof_irq_exit(struct kprof_dev *dev)
 {
-	u64 now = ktime_get_ns(), start, ns;
-	unsigned long flags;
+	u64 ns;
 
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	start = dev->hard_start;
-	dev->hard_start = 0;
-	if (!start) {
-		/* The key came on between enter and exit. */
-		raw_spin_unlock_irqrestore(&dev->lock, flags);
-		return;
-	}
-	ns = now - start;
-	record(dev, KPROF_K_IRQ_HANDLER, ns);
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
-	trace_kprof_irq_handler(dev->name, dev->irq, ns);
+	if (finish(dev, &dev->hard_start, KPROF_K_IRQ_HANDLER, ktime_get_ns(), &ns))
+		trace_kprof_irq_handler(dev->name, dev->irq, ns);
 }
 EXPORT_SYMBOL_GPL(__kprof_irq_exit);
 
@@ -146,19 +157,10 @@ EXPORT_SYMBOL_GPL(__kprof_batch_begin);
 
 void __kprof_batch_end(struct kprof_dev *dev, u32 npackets)
 {
-	u64 now = ktime_get_ns(), start, ns;
-	unsigned long flags;
+	u64 ns;
 
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	start = dev->batch_start;
-	dev->batch_start = 0;
-	if (!start) {
-		raw_spin_unlock_irqrestore(&dev->lock, flags);
+	if (!finish(dev, &dev->batch_start, KPROF_K_BATCH, ktime_get_ns(), &ns))
 		return;
-	}
-	ns = now - start;
-	record(dev, KPROF_K_BATCH, ns);
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
 	this_cpu_inc(dev->pcpu->batches);
 	this_cpu_add(dev->pcpu->packets, npackets);
 	trace_kprof_batch(dev->name, npackets, ns);
@@ -186,22 +188,12 @@ static void span_done(struct kprof_dev *dev, u32 id, u64 ns)
 
 void __kprof_span_end(struct kprof_dev *dev, u32 id)
 {
-	u64 now = ktime_get_ns(), start, ns;
-	unsigned long flags;
+	u64 ns;
 
 	if (WARN_ON_ONCE(id >= dev->nr_spans))
 		return;
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	start = dev->span_start[id];
-	dev->span_start[id] = 0;
-	if (!start) {
-		raw_spin_unlock_irqrestore(&dev->lock, flags);
-		return;
-	}
-	ns = now - start;
-	record(dev, KPROF_K_SPAN0 + id, ns);
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
-	span_done(dev, id, ns);
+	if (finish(dev, &dev->span_start[id], KPROF_K_SPAN0 + id, ktime_get_ns(), &ns))
+		span_done(dev, id, ns);
 }
 EXPORT_SYMBOL_GPL(__kprof_span_end);
 

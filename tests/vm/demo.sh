@@ -10,7 +10,7 @@ for cfg in "1 1" "64 64"; do
 	echo 1 >"$PP/start"
 	echo
 	echo "### pktproc at $(cat $PP/rate_pps) packets/s, batch=$1 irq_coalesce=$2: kprofctl latency -d 5s"
-	kprofctl latency -d 5s
+	kprofctl latency -d 5s | cat	# not a TTY: no progress line in the log
 	echo 1 >"$PP/stop"
 done
 rmmod kprof_pktproc

@@ -65,13 +65,15 @@ count_events() {
 
 # check_irq_match FILE WHAT [TOL_NS]: thread events of one device (FILE, trace_clock
 # mono) must point back at the hard-IRQ entry they claim; allow 1 % misses
-# for TCG stalls between a hook's clock read and the event's timestamp.
+# (at least one) for TCG stalls between a hook's clock read and the event's
+# timestamp.
 check_irq_match() {
 	r=$(awk -v TOL="${3:-500000}" -f /tests/match_irq.awk "$1" 2>/dev/null)
 	echo "$2: $r"
 	set -- $r "$2"
 	[ "$2" -gt 0 ] || fail "$5: no thread event matched an IRQ entry"
-	[ $(($4 * 100)) -le "$2" ] || fail "$5: $4 of $(($2 + $4)) thread events claim no real IRQ entry"
+	# 1 % of the samples, and at least one, may miss.
+	[ "$4" -le 1 ] || [ $(($4 * 100)) -le "$2" ] || fail "$5: $4 of $(($2 + $4)) thread events claim no real IRQ entry"
 }
 
 # batch_stats DEV: "passes packets total_ns" from kprof's batch histogram
