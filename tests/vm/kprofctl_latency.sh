@@ -20,6 +20,8 @@ run_traffic 2
 wait $pid || fail "kprofctl latency failed: $(cat /tmp/l.err)"
 awk -f /tests/kprofctl_json.awk /tmp/l.json >/tmp/l.txt
 cat /tmp/l.txt
+# Piped output: no progress line anywhere.
+if grep -q 'events, .* missed' /tmp/l.err /tmp/l.json; then fail "progress line in piped output"; fi
 grep -q '^lost false$' /tmp/l.txt || fail "events were lost in a quiet run"
 expect_eq "missed" "$(sed -n 's/^missed_total //p' /tmp/l.txt)" 0
 [ "$(sed -n 's/^events_read //p' /tmp/l.txt)" -gt 2000 ] || fail "too few events read"
