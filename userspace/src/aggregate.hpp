@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace kprof {
@@ -33,6 +34,8 @@ public:
 	explicit Aggregator(AggregateOptions opts) : opts_(std::move(opts)) {}
 
 	// @span_names: device -> names of its span ids (from debugfs), may be empty.
+	// @device must be the same name for the same Sample::dev every time: the
+	// per-(device, kind, span) slots are looked up once and cached by id.
 	void add(const Sample &s, const std::string &device,
 		 const std::map<std::string, std::vector<std::string>> &span_names);
 
@@ -44,7 +47,19 @@ public:
 	uint64_t filtered_out() const { return filtered_; }
 
 private:
+	// What add() needs for one (device id, kind, span id), found once.
+	struct Slot {
+		uint64_t *seen;
+		Histogram *total;	// nullptr: filtered out by --device
+		std::string label;
+		std::string device;
+		std::vector<Histogram *> cpus;	// --per-cpu, by CPU number
+	};
+	Slot &slot(const Sample &s, const std::string &device,
+		   const std::map<std::string, std::vector<std::string>> &span_names);
+
 	AggregateOptions opts_;
+	std::unordered_map<uint64_t, Slot> slots_;
 	std::map<Key, Histogram> totals_;
 	std::map<CpuKey, Histogram> per_cpu_;
 	std::map<Key, uint64_t> seen_;
