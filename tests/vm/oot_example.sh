@@ -15,7 +15,11 @@ echo 0 >"$I/events/kprof/kprof_span/enable"
 n=$(grep -c 'kprof_span: dev=example id=0 ' "$I/trace" || true)
 echo "kprof_span events from the example in 1 s: $n"
 [ "$n" -ge 20 ] || fail "the out-of-tree example produced $n events in 1 s at a 10 ms period"
-expect_eq "span counter = events" "$(counter example spans)" "$n"
+# The example never stops polling, so one poll may finish at each edge while
+# the event is being switched (counted, not traced): counter - events is 0..2.
+c=$(counter example spans)
+[ "$c" -ge "$n" ] && [ "$c" -le $((n + 2)) ] || fail "span counter $c against $n events (want 0..2 more)"
+echo "ok: span counter $c, events $n"
 rmdir "$I"
 rmmod kprof_example
 rmmod kprof
