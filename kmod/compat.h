@@ -6,6 +6,7 @@
 #ifndef _KPROF_COMPAT_H
 #define _KPROF_COMPAT_H
 
+#include <linux/hrtimer.h>
 #include <linux/version.h>
 
 /* 6.10 dropped __assign_str()'s source argument: it now uses __string()'s. */
@@ -13,6 +14,26 @@
 #define kprof_assign_str(dst, src)	__assign_str(dst)
 #else
 #define kprof_assign_str(dst, src)	__assign_str(dst, src)
+#endif
+
+/* 6.13 added hrtimer_setup(); 6.15 removed hrtimer_init(). */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define kprof_hrtimer_setup(timer, fn, clock, mode)	hrtimer_setup(timer, fn, clock, mode)
+#else
+static inline void kprof_hrtimer_setup(struct hrtimer *timer,
+				       enum hrtimer_restart (*fn)(struct hrtimer *),
+				       clockid_t clock, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+}
+#endif
+
+/* 6.7 added the list of event systems an instance is created with. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#define kprof_trace_array_get(name)	trace_array_get_by_name(name, NULL)
+#else
+#define kprof_trace_array_get(name)	trace_array_get_by_name(name)
 #endif
 
 #endif /* _KPROF_COMPAT_H */

@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprof/bench: what a hook costs. Writing N runs N iterations of a small
- * workload in three states, interleaved over several rounds in one run:
+ * kprof/bench: what a hook costs. Writing N times a small workload N
+ * times in each of three states:
  *
  *   baseline  the workload alone, no hook compiled in;
  *   key_off   the workload between kprof_batch_begin()/kprof_batch_end(),
  *             nobody listening (the static branches are NOPs);
- *   key_on    the same with the kprof_batch event enabled in the top-level
- *             tracefs instance (each iteration writes one event).
+ *   key_on    the same with kprof_batch enabled in the bench's own trace
+ *             instance "kprof_bench" (each iteration writes one event there,
+ *             never into the top-level buffer).
  *
- * Reading prints ns per iteration (the best round of each state) and the
- * ratio to the baseline. The writer must find kprof idle (no kprof event
- * enabled anywhere, kprof/enable = 0), else -EBUSY.
+ * The iterations run in rounds of the same size for every state, sized so
+ * that a key_on round takes about a millisecond; preemption is off only
+ * inside a round, and the writer can be interrupted between rounds. Each
+ * round runs the three states in a rotating order, so drift in clock speed
+ * or cache state hits them alike. Reading prints, per state, the minimum,
+ * median and maximum over the rounds in ns per iteration, and the ratio of
+ * the minima to the baseline's. The writer must find kprof idle (no kprof
+ * event enabled anywhere, kprof/enable = 0), else -EBUSY.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -20,21 +26,30 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/preempt.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/trace.h>
 #include <linux/trace_events.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
 #include "kprof_internal.h"
 
-#define BENCH_ROUNDS	7
-#define BENCH_MAX_ITERS	100000000U
+#define BENCH_MAX_ITERS		100000000U
+#define BENCH_ROUND_NS		NSEC_PER_MSEC	/* a key_on round, about */
+#define BENCH_MIN_CHUNK		16U
+#define BENCH_INSTANCE		"kprof_bench"
 
 enum { B_BASE, B_OFF, B_ON, B_NR };
 static const char * const state_names[B_NR] = { "baseline", "key_off", "key_on" };
 
 static DEFINE_MUTEX(bench_mutex);
-static u64 result_ns[B_NR];	/* best round, total ns */
-static unsigned int result_iters;
+static struct {
+	unsigned int iters, rounds, chunk;
+	u64 min_ps[B_NR], med_ps[B_NR], max_ps[B_NR];	/* per iteration */
+} result;
 
 /* The instrumented "driver": a little arithmetic the compiler cannot drop. */
 static noinline u32 bench_work(u32 x)
@@ -68,49 +83,137 @@ static noinline u64 bench_loop_hooked(struct kprof_dev *dev, unsigned int n, u32
 	return ktime_get_ns() - t0;
 }
 
-static u64 bench_round(struct kprof_dev *dev, int state, unsigned int n, u32 *acc)
+static int bench_listen(struct trace_array *tr, bool on)
 {
-	u64 ns;
+	return trace_array_set_clr_event(tr, "kprof", "kprof_batch", on);
+}
 
+/* One round of @n iterations in @state; its time in ns through @ns. */
+static int bench_round(struct kprof_dev *dev, struct trace_array *tr, int state,
+		       unsigned int n, u32 *acc, u64 *ns)
+{
+	int ret;
+
+	if (state == B_ON) {
+		ret = bench_listen(tr, true);
+		if (ret)
+			return ret;
+	}
 	preempt_disable();
 	if (state == B_BASE)
-		ns = bench_loop_base(dev, n, acc);
+		*ns = bench_loop_base(dev, n, acc);
 	else
-		ns = bench_loop_hooked(dev, n, acc);
+		*ns = bench_loop_hooked(dev, n, acc);
 	preempt_enable();
-	return ns;
+	return state == B_ON ? bench_listen(tr, false) : 0;
+}
+
+/* Iterations per round: a key_on round of about BENCH_ROUND_NS. */
+static int bench_chunk(struct kprof_dev *dev, struct trace_array *tr,
+		       unsigned int n, u32 *acc, unsigned int *chunk)
+{
+	u64 ns, per_iter;
+	int ret;
+
+	ret = bench_round(dev, tr, B_ON, BENCH_MIN_CHUNK, acc, &ns);
+	if (ret)
+		return ret;
+	per_iter = max_t(u64, div_u64(ns, BENCH_MIN_CHUNK), 1);
+	*chunk = clamp_t(u64, div64_u64(BENCH_ROUND_NS, per_iter), BENCH_MIN_CHUNK, n);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int bench_rounds(struct kprof_dev *dev, struct trace_array *tr,
+			unsigned int n, unsigned int chunk, u64 **ps, u32 *acc)
+{
+	unsigned int rounds = DIV_ROUND_UP(n, chunk), r, i;
+	u64 ns;
+	int ret;
+
+	for (r = 0; r < rounds; r++) {
+		unsigned int this = min(chunk, n - r * chunk);
+
+		for (i = 0; i < B_NR; i++) {
+			int s = (r + i) % B_NR;
+
+			ret = bench_round(dev, tr, s, this, acc, &ns);
+			if (ret)
+				return ret;
+			ps[s][r] = div_u64(ns * 1000, this);
+		}
+		if (signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	for (i = 0; i < B_NR; i++) {
+		sort(ps[i], rounds, sizeof(u64), cmp_u64, NULL);
+		result.min_ps[i] = ps[i][0];
+		result.med_ps[i] = ps[i][rounds / 2];
+		result.max_ps[i] = ps[i][rounds - 1];
+	}
+	result.iters = n;
+	result.rounds = rounds;
+	result.chunk = chunk;
+	return 0;
 }
 
 static int bench_run(unsigned int n)
 {
-	u64 best[B_NR] = { U64_MAX, U64_MAX, U64_MAX };
+	u64 *ps[B_NR] = {};
+	struct trace_array *tr;
 	struct kprof_dev *dev;
+	unsigned int chunk;
 	u32 acc = 1;
-	int r, s, ret;
+	int i, ret;
 
 	if (static_key_enabled(&kprof_active))
 		return -EBUSY;
 	dev = kprof_dev_register("kprof_bench", NULL);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
-
-	for (r = 0; r < BENCH_ROUNDS; r++)
-		for (s = B_BASE; s <= B_OFF; s++)
-			best[s] = min(best[s], bench_round(dev, s, n, &acc));
-
-	ret = trace_set_clr_event("kprof", "kprof_batch", 1);
+	tr = kprof_trace_array_get(BENCH_INSTANCE);
+	if (!tr) {
+		ret = -ENOMEM;
+		goto out_dev;
+	}
+	ret = bench_chunk(dev, tr, n, &acc, &chunk);
 	if (ret)
-		goto out;
-	for (r = 0; r < BENCH_ROUNDS; r++)
-		best[B_ON] = min(best[B_ON], bench_round(dev, B_ON, n, &acc));
-	trace_set_clr_event("kprof", "kprof_batch", 0);
-
-	memcpy(result_ns, best, sizeof(best));
-	result_iters = n;
-out:
+		goto out_tr;
+	for (i = 0; i < B_NR; i++) {
+		ps[i] = kvmalloc_array(DIV_ROUND_UP(n, chunk), sizeof(u64), GFP_KERNEL);
+		if (!ps[i]) {
+			ret = -ENOMEM;
+			goto out_ps;
+		}
+	}
+	ret = bench_rounds(dev, tr, n, chunk, ps, &acc);
+out_ps:
+	for (i = 0; i < B_NR; i++)
+		kvfree(ps[i]);
+out_tr:
+	bench_listen(tr, false);
+	trace_array_put(tr);
+	trace_array_destroy(tr);
+out_dev:
 	kprof_dev_unregister(dev);
 	/* Keep the workload's result alive. */
 	return acc == 0 ? 1 : ret;
+}
+
+/* @ps picoseconds as "ns.mmm" */
+static void show_ns(struct seq_file *m, const char *what, u64 ps)
+{
+	u32 rem;
+	u64 ns = div_u64_rem(ps, 1000, &rem);
+
+	seq_printf(m, " %s %llu.%03u", what, ns, rem);
 }
 
 static int bench_show(struct seq_file *m, void *v)
@@ -118,24 +221,27 @@ static int bench_show(struct seq_file *m, void *v)
 	int s;
 
 	mutex_lock(&bench_mutex);
-	if (!result_iters) {
+	if (!result.iters) {
 		seq_puts(m, "no run yet: write an iteration count, e.g. 1000000\n");
 		goto out;
 	}
-	seq_printf(m, "iterations: %u\nrounds: %d\n", result_iters, BENCH_ROUNDS);
+	seq_printf(m, "iterations: %u\nrounds: %u of %u iterations per state, interleaved\n",
+		   result.iters, result.rounds, result.chunk);
 	for (s = 0; s < B_NR; s++) {
-		/* milli-ns per iteration and per-mille of baseline, integer only */
-		u64 pns = div64_u64(result_ns[s] * 1000, result_iters);
-		u64 ratio = div64_u64(result_ns[s] * 10000, max(result_ns[B_BASE], 1ULL));
+		/* per-mille of the baseline's minimum, integer only */
+		u64 ratio = div64_u64(result.min_ps[s] * 10000,
+				      max_t(u64, result.min_ps[B_BASE], 1));
 
-		seq_printf(m, "%s: %llu.%03llu ns/iter, %llu.%04llu x baseline\n",
-			   state_names[s], pns / 1000, pns % 1000,
-			   ratio / 10000, ratio % 10000);
+		seq_printf(m, "%s:", state_names[s]);
+		show_ns(m, "min", result.min_ps[s]);
+		show_ns(m, "median", result.med_ps[s]);
+		show_ns(m, "max", result.max_ps[s]);
+		seq_printf(m, " ns/iter, min %llu.%04llu x baseline\n",
+			   div_u64(ratio, 10000), ratio % 10000);
 	}
-	/* What the two disabled hooks add per iteration, in picoseconds. */
+	/* What the two disabled hooks add per iteration, at the minima. */
 	seq_printf(m, "key_off_overhead: %lld ps/iter\n",
-		   div64_s64(((s64)result_ns[B_OFF] - (s64)result_ns[B_BASE]) * 1000,
-			     result_iters));
+		   (s64)result.min_ps[B_OFF] - (s64)result.min_ps[B_BASE]);
 out:
 	mutex_unlock(&bench_mutex);
 	return 0;
@@ -174,5 +280,5 @@ static const struct file_operations bench_fops = {
 
 void kprof_bench_init(struct dentry *root)
 {
-	debugfs_create_file("bench", 0600, root, NULL, &bench_fops);
+	debugfs_create_file(KPROF_FILE_BENCH, 0600, root, NULL, &bench_fops);
 }

@@ -43,7 +43,7 @@ static const char * const kind_names[KPROF_K_SPAN0] = {
 	[KPROF_K_BATCH] = "batch",
 };
 
-void kprof_lat_add(struct kprof_lat *lat, u64 ns)
+static void kprof_lat_add(struct kprof_lat *lat, u64 ns)
 {
 	if (!lat->count || ns < lat->min)
 		lat->min = ns;
@@ -54,161 +54,203 @@ void kprof_lat_add(struct kprof_lat *lat, u64 ns)
 	lat->buckets[fls64(ns)]++;
 }
 
-/* Record one sample of @kind. Caller holds dev->lock (IRQs off). */
-static void record(struct kprof_dev *dev, enum kprof_kind kind, u64 ns)
+/*
+ * The hooks' slow paths: only reached while kprof_active is on. Each takes
+ * dev->lock (IRQs off) for all it does; see struct kprof_dev.
+ */
+
+static struct kprof_counters *hook_enter(struct kprof_dev *dev)
 {
-	kprof_lat_add(&this_cpu_ptr(dev->pcpu)->lat[kind], ns);
+	struct kprof_counters *c = &this_cpu_ptr(dev->pcpu)->c;
+
+	c->hook_calls++;
+	return c;
 }
 
 /*
- * Close the interval opened at *@slot: take and clear the start under the
- * lock and record the sample. False if nothing was open (the key came on
- * in between).
+ * A sample of @kind from @start to now, with dev->lock held. False, and
+ * nothing recorded, if the clock reads before @start: a start taken on
+ * another CPU whose clock is ahead (kprof_span_end_at()). Such a sample is
+ * counted in backwards, never clamped.
  */
-static bool finish(struct kprof_dev *dev, u64 *slot, enum kprof_kind kind,
-		   u64 now, u64 *ns)
+static bool sample(struct kprof_dev *dev, enum kprof_kind kind, u64 start, u64 *ns)
 {
-	unsigned long flags;
-	u64 start;
+	struct kprof_pcpu *pc = this_cpu_ptr(dev->pcpu);
+	u64 now = ktime_get_ns();
 
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	start = *slot;
-	*slot = 0;
-	if (start) {
-		*ns = now - start;
-		record(dev, kind, *ns);
+	if (unlikely(now < start)) {
+		pc->c.backwards++;
+		return false;
 	}
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
-	return start;
+	*ns = now - start;
+	kprof_lat_add(&pc->lat[kind], *ns);
+	return true;
 }
 
-/* The hooks' slow paths: only reached while kprof_active is on. */
+/* Close the interval opened at *@slot (dev->lock held); false if none was. */
+static bool close_interval(struct kprof_dev *dev, u64 *slot,
+			   enum kprof_kind kind, u64 *ns)
+{
+	u64 start = *slot;
+
+	*slot = 0;
+	return start && sample(dev, kind, start, ns);
+}
 
 void __kprof_irq_enter(struct kprof_dev *dev)
 {
-	u64 now = ktime_get_ns();
 	unsigned long flags;
 
-	this_cpu_inc(dev->pcpu->irqs);
 	raw_spin_lock_irqsave(&dev->lock, flags);
-	dev->hard_start = now;
-	if (!dev->pending_irqs++) {
-		dev->pending_since = now;
-		dev->pending_cpu = raw_smp_processor_id();
-	}
+	hook_enter(dev)->irqs++;
+	dev->hard_start = ktime_get_ns();
+	dev->hard_cpu = raw_smp_processor_id();
 	raw_spin_unlock_irqrestore(&dev->lock, flags);
 }
 EXPORT_SYMBOL_GPL(__kprof_irq_enter);
 
-void __kprof_irq_exit(struct kprof_dev *dev)
+void __kprof_irq_exit(struct kprof_dev *dev, irqreturn_t ret)
 {
-	u64 ns;
+	struct kprof_counters *c;
+	unsigned long flags;
+	u64 start, ns;
 
-	if (finish(dev, &dev->hard_start, KPROF_K_IRQ_HANDLER, ktime_get_ns(), &ns))
-		trace_kprof_irq_handler(dev->name, dev->irq, ns);
+	raw_spin_lock_irqsave(&dev->lock, flags);
+	c = hook_enter(dev);
+	start = dev->hard_start;
+	dev->hard_start = 0;
+	if (!start)
+		goto out;	/* the key came on after the entry */
+	/* Only a woken IRQ waits for a thread run: the rest bill nobody. */
+	if (ret & IRQ_WAKE_THREAD) {
+		c->wakes++;
+		if (!dev->pending_irqs++) {
+			dev->pending_since = start;
+			dev->pending_cpu = dev->hard_cpu;
+		}
+	}
+	if (sample(dev, KPROF_K_IRQ_HANDLER, start, &ns) && trace_kprof_irq_handler_enabled())
+		trace_kprof_irq_handler(dev->name, dev->irq, ns,
+					++dev->seq[KPROF_EV_IRQ_HANDLER]);
+out:
+	raw_spin_unlock_irqrestore(&dev->lock, flags);
 }
 EXPORT_SYMBOL_GPL(__kprof_irq_exit);
 
 void __kprof_thread_begin(struct kprof_dev *dev)
 {
-	u64 now = ktime_get_ns(), since, ns;
+	struct kprof_counters *c;
 	unsigned long flags;
 	u32 irqs;
-	int cpu;
+	u64 ns;
 
-	this_cpu_inc(dev->pcpu->thread_runs);
 	raw_spin_lock_irqsave(&dev->lock, flags);
+	c = hook_enter(dev);
+	c->thread_runs++;
 	irqs = dev->pending_irqs;
-	since = dev->pending_since;
-	cpu = dev->pending_cpu;
 	dev->pending_irqs = 0;
-	dev->pending_since = 0;
 	if (!irqs) {
 		/*
-		 * Nothing to pair: an IRQ that arrived after the IRQ core
-		 * cleared the wake flag but before this hook was served by
-		 * the previous run (and counted as coalesced there), or the
-		 * key came on after the IRQ fired.
+		 * Nothing to pair: a wake that was served by the previous
+		 * run (the IRQ core re-runs the thread for a wake that came
+		 * while it ran; that wake was counted as coalesced there), or
+		 * the key came on after the IRQ fired.
 		 */
-		raw_spin_unlock_irqrestore(&dev->lock, flags);
-		this_cpu_inc(dev->pcpu->unpaired_runs);
-		return;
+		c->unpaired_runs++;
+		goto out;
 	}
-	/* Another CPU's clock read can be a hair ahead of ours. */
-	ns = now > since ? now - since : 0;
-	record(dev, KPROF_K_IRQ_THREAD, ns);
+	if (!sample(dev, KPROF_K_IRQ_THREAD, dev->pending_since, &ns))
+		goto out;
+	c->coalesced += irqs - 1;
+	if (trace_kprof_irq_thread_latency_enabled())
+		trace_kprof_irq_thread_latency(dev->name, dev->irq, dev->pending_cpu,
+					       ns, irqs - 1,
+					       ++dev->seq[KPROF_EV_IRQ_THREAD]);
+out:
 	raw_spin_unlock_irqrestore(&dev->lock, flags);
-	if (irqs > 1)
-		this_cpu_add(dev->pcpu->coalesced, irqs - 1);
-	trace_kprof_irq_thread_latency(dev->name, dev->irq, cpu, ns, irqs - 1);
 }
 EXPORT_SYMBOL_GPL(__kprof_thread_begin);
 
 void __kprof_batch_begin(struct kprof_dev *dev)
 {
-	u64 now = ktime_get_ns();
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&dev->lock, flags);
-	dev->batch_start = now;
+	hook_enter(dev);
+	dev->batch_start = ktime_get_ns();
 	raw_spin_unlock_irqrestore(&dev->lock, flags);
 }
 EXPORT_SYMBOL_GPL(__kprof_batch_begin);
 
 void __kprof_batch_end(struct kprof_dev *dev, u32 npackets)
 {
+	struct kprof_counters *c;
+	unsigned long flags;
 	u64 ns;
 
-	if (!finish(dev, &dev->batch_start, KPROF_K_BATCH, ktime_get_ns(), &ns))
-		return;
-	this_cpu_inc(dev->pcpu->batches);
-	this_cpu_add(dev->pcpu->packets, npackets);
-	trace_kprof_batch(dev->name, npackets, ns);
+	raw_spin_lock_irqsave(&dev->lock, flags);
+	c = hook_enter(dev);
+	if (close_interval(dev, &dev->batch_start, KPROF_K_BATCH, &ns)) {
+		c->batches++;
+		c->packets += npackets;
+		if (trace_kprof_batch_enabled())
+			trace_kprof_batch(dev->name, npackets, ns,
+					  ++dev->seq[KPROF_EV_BATCH]);
+	}
+	raw_spin_unlock_irqrestore(&dev->lock, flags);
 }
 EXPORT_SYMBOL_GPL(__kprof_batch_end);
 
 void __kprof_span_begin(struct kprof_dev *dev, u32 id)
 {
-	u64 now = ktime_get_ns();
 	unsigned long flags;
 
 	if (WARN_ON_ONCE(id >= dev->nr_spans))
 		return;
 	raw_spin_lock_irqsave(&dev->lock, flags);
-	dev->span_start[id] = now;
+	hook_enter(dev);
+	dev->span_start[id] = ktime_get_ns();
 	raw_spin_unlock_irqrestore(&dev->lock, flags);
 }
 EXPORT_SYMBOL_GPL(__kprof_span_begin);
 
-static void span_done(struct kprof_dev *dev, u32 id, u64 ns)
+/* A span sample is in: count and emit it (dev->lock held). */
+static void span_done(struct kprof_dev *dev, struct kprof_counters *c, u32 id, u64 ns)
 {
-	this_cpu_inc(dev->pcpu->spans);
-	trace_kprof_span(dev->name, id, ns);
+	c->spans++;
+	if (trace_kprof_span_enabled())
+		trace_kprof_span(dev->name, id, ns, ++dev->seq[KPROF_EV_SPAN]);
 }
 
 void __kprof_span_end(struct kprof_dev *dev, u32 id)
 {
+	struct kprof_counters *c;
+	unsigned long flags;
 	u64 ns;
 
 	if (WARN_ON_ONCE(id >= dev->nr_spans))
 		return;
-	if (finish(dev, &dev->span_start[id], KPROF_K_SPAN0 + id, ktime_get_ns(), &ns))
-		span_done(dev, id, ns);
+	raw_spin_lock_irqsave(&dev->lock, flags);
+	c = hook_enter(dev);
+	if (close_interval(dev, &dev->span_start[id], KPROF_K_SPAN0 + id, &ns))
+		span_done(dev, c, id, ns);
+	raw_spin_unlock_irqrestore(&dev->lock, flags);
 }
 EXPORT_SYMBOL_GPL(__kprof_span_end);
 
 void __kprof_span_end_at(struct kprof_dev *dev, u32 id, u64 start_ns)
 {
-	u64 now = ktime_get_ns(), ns;
+	struct kprof_counters *c;
 	unsigned long flags;
+	u64 ns;
 
 	if (WARN_ON_ONCE(id >= dev->nr_spans))
 		return;
-	ns = now > start_ns ? now - start_ns : 0;
 	raw_spin_lock_irqsave(&dev->lock, flags);
-	record(dev, KPROF_K_SPAN0 + id, ns);
+	c = hook_enter(dev);
+	if (sample(dev, KPROF_K_SPAN0 + id, start_ns, &ns))
+		span_done(dev, c, id, ns);
 	raw_spin_unlock_irqrestore(&dev->lock, flags);
-	span_done(dev, id, ns);
 }
 EXPORT_SYMBOL_GPL(__kprof_span_end_at);
 
@@ -237,37 +279,50 @@ void kprof_devs_reset_inflight(void)
 	mutex_unlock(&kprof_dev_mutex);
 }
 
+static size_t pcpu_size(unsigned int nr_spans)
+{
+	return struct_size((struct kprof_pcpu *)NULL, lat, KPROF_K_SPAN0 + nr_spans);
+}
+
+/* Zero the counters and histograms (not seq); every writer is locked out. */
 void kprof_dev_reset_stats(struct kprof_dev *dev)
 {
+	size_t size = pcpu_size(dev->nr_spans);
 	unsigned long flags;
 	int cpu;
 
-	/* The lock keeps out this device's histogram updates meanwhile. */
 	raw_spin_lock_irqsave(&dev->lock, flags);
 	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(dev->pcpu, cpu), 0, sizeof(struct kprof_pcpu));
+		memset(per_cpu_ptr(dev->pcpu, cpu), 0, size);
 	raw_spin_unlock_irqrestore(&dev->lock, flags);
 }
 
-/* debugfs: kprof/<dev>/{counters,latency,spans,reset} */
+/* debugfs: kprof/<dev>/{counters,latency,emitted,spans,reset} */
 
-#define COUNTER(f)	{ #f, offsetof(struct kprof_pcpu, f) }
+#define COUNTER(f)	{ #f, offsetof(struct kprof_counters, f) }
 static const struct {
 	const char *name;
 	size_t off;
 } counters[] = {
-	COUNTER(irqs), COUNTER(thread_runs), COUNTER(unpaired_runs), COUNTER(coalesced),
-	COUNTER(batches), COUNTER(packets), COUNTER(spans),
+	COUNTER(irqs), COUNTER(wakes), COUNTER(thread_runs), COUNTER(unpaired_runs),
+	COUNTER(coalesced), COUNTER(batches), COUNTER(packets), COUNTER(spans),
+	COUNTER(backwards), COUNTER(hook_calls),
 };
 
-static u64 pcpu_counter(struct kprof_dev *dev, int cpu, size_t off)
+static const char * const event_names[KPROF_NR_EVENTS] = {
+	[KPROF_EV_IRQ_THREAD] = "kprof_irq_thread_latency",
+	[KPROF_EV_IRQ_HANDLER] = "kprof_irq_handler",
+	[KPROF_EV_BATCH] = "kprof_batch",
+	[KPROF_EV_SPAN] = "kprof_span",
+};
+
+static u64 counter_at(const struct kprof_counters *c, size_t off)
 {
-	return *(u64 *)((char *)per_cpu_ptr(dev->pcpu, cpu) + off);
+	return *(const u64 *)((const char *)c + off);
 }
 
-static int counters_show(struct seq_file *m, void *v)
+static void counters_print(struct seq_file *m, const struct kprof_counters *snap)
 {
-	struct kprof_dev *dev = m->private;
 	u64 total[ARRAY_SIZE(counters)] = {};
 	int cpu, i;
 
@@ -278,7 +333,7 @@ static int counters_show(struct seq_file *m, void *v)
 	for_each_possible_cpu(cpu) {
 		seq_printf(m, "%d", cpu);
 		for (i = 0; i < ARRAY_SIZE(counters); i++) {
-			u64 c = pcpu_counter(dev, cpu, counters[i].off);
+			u64 c = counter_at(&snap[cpu], counters[i].off);
 
 			total[i] += c;
 			seq_printf(m, " %llu", c);
@@ -287,29 +342,42 @@ static int counters_show(struct seq_file *m, void *v)
 	}
 	for (i = 0; i < ARRAY_SIZE(counters); i++)
 		seq_printf(m, "%s: %llu\n", counters[i].name, total[i]);
+}
+
+/* One consistent snapshot of every CPU's counters, taken under the lock. */
+static int counters_show(struct seq_file *m, void *v)
+{
+	struct kprof_dev *dev = m->private;
+	struct kprof_counters *snap;
+	unsigned long flags;
+	int cpu;
+
+	snap = kcalloc(nr_cpu_ids, sizeof(*snap), GFP_KERNEL);
+	if (!snap)
+		return -ENOMEM;
+	raw_spin_lock_irqsave(&dev->lock, flags);
+	for_each_possible_cpu(cpu)
+		snap[cpu] = per_cpu_ptr(dev->pcpu, cpu)->c;
+	raw_spin_unlock_irqrestore(&dev->lock, flags);
+	counters_print(m, snap);
+	kfree(snap);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(counters);
 
-static void lat_sum(struct kprof_dev *dev, enum kprof_kind kind,
-		    struct kprof_lat *sum)
+static void lat_merge(struct kprof_lat *sum, const struct kprof_lat *l)
 {
-	int cpu, b;
+	int b;
 
-	memset(sum, 0, sizeof(*sum));
-	for_each_possible_cpu(cpu) {
-		const struct kprof_lat *l = &per_cpu_ptr(dev->pcpu, cpu)->lat[kind];
-
-		if (!l->count)
-			continue;
-		if (!sum->count || l->min < sum->min)
-			sum->min = l->min;
-		sum->max = max(sum->max, l->max);
-		sum->count += l->count;
-		sum->sum += l->sum;
-		for (b = 0; b < KPROF_HIST_BUCKETS; b++)
-			sum->buckets[b] += l->buckets[b];
-	}
+	if (!l->count)
+		return;
+	if (!sum->count || l->min < sum->min)
+		sum->min = l->min;
+	sum->max = max(sum->max, l->max);
+	sum->count += l->count;
+	sum->sum += l->sum;
+	for (b = 0; b < KPROF_HIST_BUCKETS; b++)
+		sum->buckets[b] += l->buckets[b];
 }
 
 static void lat_show_one(struct seq_file *m, const char *kind, const char *name,
@@ -329,26 +397,50 @@ static void lat_show_one(struct seq_file *m, const char *kind, const char *name,
 	}
 }
 
+/* Every kind summed over the CPUs in one snapshot under the lock. */
 static int latency_show(struct seq_file *m, void *v)
 {
 	struct kprof_dev *dev = m->private;
-	struct kprof_lat *l;
-	unsigned int k;
+	unsigned int k, nk = KPROF_K_SPAN0 + dev->nr_spans;
+	struct kprof_lat *sum;
+	unsigned long flags;
+	int cpu;
 
-	l = kmalloc(sizeof(*l), GFP_KERNEL);
-	if (!l)
+	sum = kcalloc(nk, sizeof(*sum), GFP_KERNEL);
+	if (!sum)
 		return -ENOMEM;
-	for (k = 0; k < KPROF_K_SPAN0 + dev->nr_spans; k++) {
-		lat_sum(dev, k, l);
+	raw_spin_lock_irqsave(&dev->lock, flags);
+	for_each_possible_cpu(cpu)
+		for (k = 0; k < nk; k++)
+			lat_merge(&sum[k], &per_cpu_ptr(dev->pcpu, cpu)->lat[k]);
+	raw_spin_unlock_irqrestore(&dev->lock, flags);
+	for (k = 0; k < nk; k++) {
 		if (k < KPROF_K_SPAN0)
-			lat_show_one(m, kind_names[k], NULL, l);
+			lat_show_one(m, kind_names[k], NULL, &sum[k]);
 		else
-			lat_show_one(m, "span", dev->span_names[k - KPROF_K_SPAN0], l);
+			lat_show_one(m, "span", dev->span_names[k - KPROF_K_SPAN0], &sum[k]);
 	}
-	kfree(l);
+	kfree(sum);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(latency);
+
+/* The seq of the last event of each kind emitted; reset does not touch it. */
+static int emitted_show(struct seq_file *m, void *v)
+{
+	struct kprof_dev *dev = m->private;
+	u64 seq[KPROF_NR_EVENTS];
+	unsigned long flags;
+	int i;
+
+	raw_spin_lock_irqsave(&dev->lock, flags);
+	memcpy(seq, dev->seq, sizeof(seq));
+	raw_spin_unlock_irqrestore(&dev->lock, flags);
+	for (i = 0; i < KPROF_NR_EVENTS; i++)
+		seq_printf(m, "%s: %llu\n", event_names[i], seq[i]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(emitted);
 
 static int spans_show(struct seq_file *m, void *v)
 {
@@ -424,8 +516,7 @@ struct kprof_dev *kprof_dev_register(const char *name,
 
 	if (!name || !name_ok(name))
 		return ERR_PTR(-EINVAL);
-	/* kprof's own top-level files */
-	if (!strcmp(name, "version") || !strcmp(name, "enable") || !strcmp(name, "bench"))
+	if (kprof_name_reserved(name))
 		return ERR_PTR(-EEXIST);
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
@@ -448,7 +539,7 @@ struct kprof_dev *kprof_dev_register(const char *name,
 			dev->nr_spans++;
 		}
 	}
-	dev->pcpu = alloc_percpu(struct kprof_pcpu);
+	dev->pcpu = __alloc_percpu(pcpu_size(dev->nr_spans), __alignof__(struct kprof_pcpu));
 	if (!dev->pcpu)
 		goto err_free;
 
@@ -459,13 +550,15 @@ struct kprof_dev *kprof_dev_register(const char *name,
 			goto err_unlock;
 		}
 	}
+	/*
+	 * Without debugfs (CONFIG_DEBUG_FS=n, debugfs=off, lockdown) the
+	 * device works all the same, events included; it has no files. The
+	 * debugfs calls take an ERR_PTR() parent and do nothing with it.
+	 */
 	dev->dir = debugfs_create_dir(name, kprof_debugfs_root);
-	if (IS_ERR(dev->dir)) {
-		ret = PTR_ERR(dev->dir);
-		goto err_unlock;
-	}
 	debugfs_create_file("counters", 0400, dev->dir, dev, &counters_fops);
 	debugfs_create_file("latency", 0400, dev->dir, dev, &latency_fops);
+	debugfs_create_file("emitted", 0400, dev->dir, dev, &emitted_fops);
 	debugfs_create_file("spans", 0400, dev->dir, dev, &spans_fops);
 	debugfs_create_file("reset", 0600, dev->dir, dev, &reset_fops);
 	list_add_tail(&dev->node, &kprof_devices);

@@ -31,15 +31,36 @@ struct kprof_lat {
 	u64 buckets[KPROF_HIST_BUCKETS];
 };
 
-struct kprof_pcpu {
-	u64 irqs;
+/* The events, indexing kprof_dev::seq. */
+enum kprof_event {
+	KPROF_EV_IRQ_THREAD,
+	KPROF_EV_IRQ_HANDLER,
+	KPROF_EV_BATCH,
+	KPROF_EV_SPAN,
+	KPROF_NR_EVENTS,
+};
+
+/*
+ * A device's counters on one CPU. Every field, and the histograms after
+ * it, is written only under kprof_dev::lock, and read under it too: no
+ * update races a reset, and no 64-bit value tears on a 32-bit CPU.
+ */
+struct kprof_counters {
+	u64 hook_calls;		/* slow-path entries of any hook */
+	u64 irqs;		/* kprof_irq_enter() */
+	u64 wakes;		/* kprof_irq_exit(IRQ_WAKE_THREAD) of a stamped IRQ */
 	u64 thread_runs;
-	u64 unpaired_runs;	/* thread runs with no stamped IRQ to pair */
+	u64 unpaired_runs;	/* thread runs with no woken IRQ to pair */
 	u64 coalesced;
 	u64 batches;
 	u64 packets;
 	u64 spans;
-	struct kprof_lat lat[KPROF_NR_KINDS];
+	u64 backwards;		/* samples dropped: the clock read before the start */
+};
+
+struct kprof_pcpu {
+	struct kprof_counters c;
+	struct kprof_lat lat[];	/* KPROF_K_SPAN0 + nr_spans kinds */
 };
 
 struct kprof_dev {
@@ -48,32 +69,42 @@ struct kprof_dev {
 	unsigned int nr_spans;
 	const char *span_names[KPROF_MAX_SPANS];
 	struct list_head node;		/* on kprof_devices, under kprof_dev_mutex */
-	struct dentry *dir;
+	struct dentry *dir;		/* an ERR_PTR() without debugfs */
 	struct kprof_pcpu __percpu *pcpu;
 
 	/*
-	 * In-flight measurements. A raw lock: taken from hard-IRQ context,
-	 * also on PREEMPT_RT. Held only for a few loads and stores and the
-	 * histogram update (which needs IRQs off for its per-CPU slot).
+	 * Everything below, and every per-CPU counter, is under this lock.
+	 * A raw lock: taken from hard-IRQ context, also on PREEMPT_RT. The
+	 * hooks read the clock, update the counters and histograms, assign
+	 * the event's seq and emit the event all under it, so that no
+	 * stamp lands between a clock read and its use, and an event counted
+	 * in seq is in the trace before anyone can read that count.
 	 */
 	raw_spinlock_t lock;
-	u64 pending_since;		/* first IRQ not yet served by the thread */
+	u64 pending_since;		/* first woken IRQ not yet served by the thread */
 	u32 pending_irqs;
 	int pending_cpu;
 	u64 hard_start;
+	int hard_cpu;
 	u64 batch_start;
+	u64 seq[KPROF_NR_EVENTS];	/* events emitted, never reset */
 	u64 span_start[KPROF_MAX_SPANS];
 };
 
+/* Names of kprof's own top-level debugfs files; no device may take them. */
+#define KPROF_FILE_VERSION	"version"
+#define KPROF_FILE_ENABLE	"enable"
+#define KPROF_FILE_BENCH	"bench"
+
 /* kprof_main.c */
-extern struct dentry *kprof_debugfs_root;
+extern struct dentry *kprof_debugfs_root;	/* an ERR_PTR() without debugfs */
 int kprof_key_get(void);
 void kprof_key_put(void);
+bool kprof_name_reserved(const char *name);
 
 /* kprof_dev.c */
 void kprof_devs_reset_inflight(void);
 void kprof_dev_reset_stats(struct kprof_dev *dev);
-void kprof_lat_add(struct kprof_lat *lat, u64 ns);
 
 /* kprof_bench.c */
 void kprof_bench_init(struct dentry *root);

@@ -12,6 +12,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "kprof_internal.h"
@@ -30,14 +31,28 @@ static bool collect_enabled;	/* kprof/enable, under key_mutex */
 
 struct dentry *kprof_debugfs_root;
 
-int kprof_key_get(void)
+/* Take a reference on the key; key_mutex held. */
+static void key_get_locked(void)
 {
-	mutex_lock(&key_mutex);
+	lockdep_assert_held(&key_mutex);
 	if (key_users++ == 0) {
 		static_branch_enable(&kprof_active);
 		/* Stamps left from before the key went off are stale. */
 		kprof_devs_reset_inflight();
 	}
+}
+
+static void key_put_locked(void)
+{
+	lockdep_assert_held(&key_mutex);
+	if (!WARN_ON_ONCE(key_users == 0) && --key_users == 0)
+		static_branch_disable(&kprof_active);
+}
+
+int kprof_key_get(void)
+{
+	mutex_lock(&key_mutex);
+	key_get_locked();
 	mutex_unlock(&key_mutex);
 	return 0;
 }
@@ -45,9 +60,18 @@ int kprof_key_get(void)
 void kprof_key_put(void)
 {
 	mutex_lock(&key_mutex);
-	if (!WARN_ON_ONCE(key_users == 0) && --key_users == 0)
-		static_branch_disable(&kprof_active);
+	key_put_locked();
 	mutex_unlock(&key_mutex);
+}
+
+static const char * const reserved_names[] = {
+	KPROF_FILE_VERSION, KPROF_FILE_ENABLE, KPROF_FILE_BENCH,
+};
+
+/* True if @name is one of kprof's own top-level debugfs files. */
+bool kprof_name_reserved(const char *name)
+{
+	return match_string(reserved_names, ARRAY_SIZE(reserved_names), name) >= 0;
 }
 
 static int version_show(struct seq_file *m, void *v)
@@ -73,7 +97,6 @@ static ssize_t enable_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
 	unsigned int val;
-	bool was;
 	int ret;
 
 	ret = kstrtouint_from_user(ubuf, count, 10, &val);
@@ -82,16 +105,18 @@ static ssize_t enable_write(struct file *file, const char __user *ubuf,
 	if (val > 1)
 		return -EINVAL;
 
+	/*
+	 * The reference follows the knob's transitions only, and is taken or
+	 * dropped under the same lock that decides the transition: racing
+	 * writers of 0 and 1 cannot leave a reference behind.
+	 */
 	mutex_lock(&key_mutex);
-	was = collect_enabled;
+	if (val && !collect_enabled)
+		key_get_locked();
+	else if (!val && collect_enabled)
+		key_put_locked();
 	collect_enabled = val;
 	mutex_unlock(&key_mutex);
-
-	/* The reference follows the knob's transitions only. */
-	if (val && !was)
-		kprof_key_get();
-	else if (!val && was)
-		kprof_key_put();
 	return count;
 }
 
@@ -104,16 +129,22 @@ static const struct file_operations enable_fops = {
 
 static int __init kprof_init(void)
 {
+	/*
+	 * debugfs is optional: without it (CONFIG_DEBUG_FS=n, debugfs=off,
+	 * lockdown) the events work and only the files are missing. The
+	 * debugfs calls below do nothing with an ERR_PTR() parent.
+	 */
 	kprof_debugfs_root = debugfs_create_dir("kprof", NULL);
-	if (IS_ERR(kprof_debugfs_root))
-		return PTR_ERR(kprof_debugfs_root);
-
-	debugfs_create_file("version", 0400, kprof_debugfs_root, NULL,
+	debugfs_create_file(KPROF_FILE_VERSION, 0400, kprof_debugfs_root, NULL,
 			    &version_fops);
-	debugfs_create_file("enable", 0600, kprof_debugfs_root, NULL,
+	debugfs_create_file(KPROF_FILE_ENABLE, 0600, kprof_debugfs_root, NULL,
 			    &enable_fops);
 	kprof_bench_init(kprof_debugfs_root);
-	pr_info("version %s loaded\n", KPROF_VERSION);
+	if (IS_ERR(kprof_debugfs_root))
+		pr_info("version %s loaded; no debugfs (%ld): events only, no counters\n",
+			KPROF_VERSION, PTR_ERR(kprof_debugfs_root));
+	else
+		pr_info("version %s loaded\n", KPROF_VERSION);
 	return 0;
 }
 
@@ -129,8 +160,7 @@ static void __exit kprof_exit(void)
 	mutex_lock(&key_mutex);
 	if (collect_enabled) {
 		collect_enabled = false;
-		if (--key_users == 0)
-			static_branch_disable(&kprof_active);
+		key_put_locked();
 	}
 	mutex_unlock(&key_mutex);
 	/*

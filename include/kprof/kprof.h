@@ -19,6 +19,7 @@
 #ifndef _KPROF_KPROF_H
 #define _KPROF_KPROF_H
 
+#include <linux/irqreturn.h>
 #include <linux/jump_label.h>
 #include <linux/types.h>
 
@@ -67,7 +68,7 @@ void kprof_dev_unregister(struct kprof_dev *dev);
 
 /* Out-of-line halves of the hooks; call the inline wrappers instead. */
 void __kprof_irq_enter(struct kprof_dev *dev);
-void __kprof_irq_exit(struct kprof_dev *dev);
+void __kprof_irq_exit(struct kprof_dev *dev, irqreturn_t ret);
 void __kprof_thread_begin(struct kprof_dev *dev);
 void __kprof_batch_begin(struct kprof_dev *dev);
 void __kprof_batch_end(struct kprof_dev *dev, u32 npackets);
@@ -80,8 +81,9 @@ u64 __kprof_now(void);
  * kprof_irq_enter() - the primary (hard) handler starts
  * @dev:	the device
  *
- * Stamps the hard-IRQ entry. If an earlier IRQ is still waiting for the
- * thread, the earlier stamp is kept and this IRQ is counted as coalesced.
+ * Stamps the hard-IRQ entry. Whether the stamp counts towards the
+ * IRQ-to-thread latency is decided by kprof_irq_exit(): only an IRQ whose
+ * primary handler woke the thread is waited for by one.
  */
 static __always_inline void kprof_irq_enter(struct kprof_dev *dev)
 {
@@ -90,23 +92,36 @@ static __always_inline void kprof_irq_enter(struct kprof_dev *dev)
 }
 
 /**
- * kprof_irq_exit() - the primary handler is about to return
+ * kprof_irq_exit() - the primary handler is about to return @ret
  * @dev:	the device
+ * @ret:	what the primary handler returns: IRQ_NONE (not this device's
+ *		IRQ, on a shared line), IRQ_HANDLED (dealt with, no thread
+ *		run) or IRQ_WAKE_THREAD
  *
- * Emits kprof_irq_handler with the time since kprof_irq_enter().
+ * Emits kprof_irq_handler with the time since kprof_irq_enter(). With
+ * IRQ_WAKE_THREAD the entry stamp waits for the next kprof_thread_begin();
+ * if an earlier woken IRQ is still waiting, the earlier stamp is kept and
+ * this IRQ is counted as coalesced into the same thread run. With any other
+ * value the stamp is dropped, so it is never billed to an unrelated run.
+ *
+ * Return: @ret, so that a handler can end with
+ * ``return kprof_irq_exit(dev, IRQ_WAKE_THREAD);``
  */
-static __always_inline void kprof_irq_exit(struct kprof_dev *dev)
+static __always_inline irqreturn_t kprof_irq_exit(struct kprof_dev *dev,
+						  irqreturn_t ret)
 {
 	if (static_branch_unlikely(&kprof_active))
-		__kprof_irq_exit(dev);
+		__kprof_irq_exit(dev, ret);
+	return ret;
 }
 
 /**
  * kprof_thread_begin() - the threaded handler starts a run
  * @dev:	the device
  *
- * Emits kprof_irq_thread_latency, measured from the first IRQ not yet
- * served by a thread run, with the number of IRQs coalesced into this run.
+ * Emits kprof_irq_thread_latency, measured from the first woken IRQ not
+ * yet served by a thread run, with the number of further woken IRQs
+ * coalesced into this run.
  */
 static __always_inline void kprof_thread_begin(struct kprof_dev *dev)
 {

@@ -12,12 +12,17 @@
  * then work_ns of checksumming per packet. With batch=1 every packet pays the pass overhead, which is
  * the per-packet-versus-batched cost kprof shows.
  *
+ * With nowake_every=N the hard handler handles every Nth IRQ itself and
+ * returns IRQ_HANDLED without waking the thread (as a driver does for a
+ * status-only interrupt); its packets wait for the next woken IRQ. kprof
+ * must not bill such an IRQ to the next thread run.
+ *
  * The IRQ is requested with IRQF_NO_THREAD on the primary handler, so on
  * PREEMPT_RT too the primary runs in hard-IRQ context and kprof's
  * irq-to-thread latency is measured from a real hard-IRQ entry.
  *
  * Control: /sys/kernel/debug/kprof_pktproc/{start,stop,rate_pps,batch,
- * irq_coalesce,work_ns,pass_overhead_ns,stats}.
+ * irq_coalesce,work_ns,pass_overhead_ns,nowake_every,stats}.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,6 +35,7 @@
 #include <linux/irqdomain.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -39,10 +45,13 @@
 
 #include <kprof/kprof.h>
 
+#include "compat.h"
+
 #define PKT_PAYLOAD	64
 #define MAX_QUEUES	8
 #define MIN_PERIOD_NS	5000U		/* fastest timer: 200000 pps */
 #define MAX_WORK_NS	1000000U
+#define MAX_NOWAKE_EVERY 1000000U
 
 static unsigned int rate_pps = 10000;
 module_param(rate_pps, uint, 0444);
@@ -67,6 +76,10 @@ MODULE_PARM_DESC(work_ns, "CPU work per packet in ns, a checksum over the payloa
 static unsigned int pass_overhead_ns = 20000;
 module_param(pass_overhead_ns, uint, 0444);
 MODULE_PARM_DESC(pass_overhead_ns, "fixed CPU cost of one processing pass in ns (0..1000000, default 20000)");
+
+static unsigned int nowake_every;
+module_param(nowake_every, uint, 0444);
+MODULE_PARM_DESC(nowake_every, "handle every Nth IRQ in the hard handler without waking the thread (0 = never, default 0)");
 
 static unsigned int ring_size = 1024;
 module_param(ring_size, uint, 0444);
@@ -106,8 +119,10 @@ struct pktq {
 	u64 first_unsignalled_ns;
 	u64 rx_packets;
 	u64 dropped;
-	/* Written by the hard handler only. */
+	/* Written by the hard handler only (on the timer's CPU, or after it stopped). */
 	u64 irqs;
+	u64 wakes;
+	bool unwoken;		/* packets signalled by an IRQ that did not wake */
 	/* Written by the IRQ thread only. */
 	u64 processed;
 	u64 thread_runs;
@@ -162,7 +177,7 @@ static enum hrtimer_restart rx_timer(struct hrtimer *t)
 
 	if (!READ_ONCE(q->running)) {
 		/* Stopping: signal what is left, then stay quiet. */
-		if (q->unsignalled)
+		if (q->unsignalled || q->unwoken)
 			raise_irq(q);
 		complete(&q->flushed);
 		return HRTIMER_NORESTART;
@@ -194,11 +209,19 @@ static enum hrtimer_restart rx_timer(struct hrtimer *t)
 static irqreturn_t pktproc_hard(int irq, void *data)
 {
 	struct pktq *q = data;
+	unsigned int every = READ_ONCE(nowake_every);
+	u64 n = q->irqs + 1;
 
 	kprof_irq_enter(q->kdev);
-	WRITE_ONCE(q->irqs, q->irqs + 1);
-	kprof_irq_exit(q->kdev);
-	return IRQ_WAKE_THREAD;
+	WRITE_ONCE(q->irqs, n);
+	/* The stop's last IRQ always wakes: it flushes the ring. */
+	if (every && !do_div(n, every) && READ_ONCE(q->running)) {
+		q->unwoken = true;
+		return kprof_irq_exit(q->kdev, IRQ_HANDLED);
+	}
+	q->unwoken = false;
+	WRITE_ONCE(q->wakes, q->wakes + 1);
+	return kprof_irq_exit(q->kdev, IRQ_WAKE_THREAD);
 }
 
 static irqreturn_t pktproc_thread(int irq, void *data)
@@ -296,7 +319,7 @@ static void pktproc_stop(void)
 
 static int stats_show(struct seq_file *m, void *v)
 {
-	u64 rx = 0, done = 0, drop = 0, irqs = 0, runs = 0, batches = 0;
+	u64 rx = 0, done = 0, drop = 0, irqs = 0, wakes = 0, runs = 0, batches = 0;
 	unsigned int i;
 
 	for (i = 0; i < nr_queues; i++) {
@@ -306,12 +329,14 @@ static int stats_show(struct seq_file *m, void *v)
 		done += READ_ONCE(q->processed);
 		drop += READ_ONCE(q->dropped);
 		irqs += READ_ONCE(q->irqs);
+		wakes += READ_ONCE(q->wakes);
 		runs += READ_ONCE(q->thread_runs);
 		batches += READ_ONCE(q->batches);
 	}
 	seq_printf(m, "running: %d\nqueues: %u\n", READ_ONCE(pp.running), nr_queues);
 	seq_printf(m, "rx_packets: %llu\nprocessed: %llu\ndropped: %llu\n", rx, done, drop);
-	seq_printf(m, "irqs: %llu\nthread_runs: %llu\nbatches: %llu\n", irqs, runs, batches);
+	seq_printf(m, "irqs: %llu\nwakes: %llu\nthread_runs: %llu\nbatches: %llu\n",
+		   irqs, wakes, runs, batches);
 	for (i = 0; i < nr_queues; i++)
 		seq_printf(m, "q%u: irq=%u timer_cpu=%u rx_packets=%llu processed=%llu dropped=%llu\n",
 			   i, pp.q[i].irq, pp.q[i].cpu, READ_ONCE(pp.q[i].rx_packets),
@@ -374,6 +399,7 @@ static struct knob knobs[] = {
 	{ "irq_coalesce", &irq_coalesce, 1, 0 },
 	{ "work_ns", &work_ns, 0, MAX_WORK_NS },
 	{ "pass_overhead_ns", &pass_overhead_ns, 0, MAX_WORK_NS },
+	{ "nowake_every", &nowake_every, 0, MAX_NOWAKE_EVERY },
 };
 
 static bool knob_ok(const struct knob *k, unsigned int v)
@@ -475,8 +501,7 @@ static int queue_setup(struct pktq *q, unsigned int i)
 	q->index = i;
 	q->cpu = cpumask_local_spread(i, NUMA_NO_NODE);
 	init_completion(&q->flushed);
-	hrtimer_init(&q->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	q->timer.function = rx_timer;
+	kprof_hrtimer_setup(&q->timer, rx_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 
 	q->ring = kvcalloc(ring_size, sizeof(*q->ring), GFP_KERNEL);
 	if (!q->ring)

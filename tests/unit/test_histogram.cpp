@@ -13,11 +13,20 @@ using kprof::Histogram;
 
 namespace {
 
-// The same rank definition as Histogram::percentile, on exact data.
-uint64_t exact_percentile(std::vector<uint64_t> v, double p)
+// A percentile as the fraction num/den, so that the reference needs no
+// floating point at all.
+struct Pct {
+	uint64_t num, den;
+	double percent() const { return 100.0 * double(num) / double(den); }
+};
+const Pct kPcts[] = {{1, 100}, {10, 100}, {50, 100}, {90, 100}, {99, 100}, {999, 1000}, {9999, 10000}, {1, 1}};
+
+// The definition, written independently of Histogram: sort, then the value
+// of rank ceil(num / den * n), in integers.
+uint64_t exact_percentile(std::vector<uint64_t> v, Pct p)
 {
 	std::sort(v.begin(), v.end());
-	auto rank = std::max<uint64_t>(1, uint64_t(std::ceil(p / 100.0 * double(v.size()))));
+	const uint64_t rank = std::max<uint64_t>(1, (p.num * v.size() + p.den - 1) / p.den);
 	return v[rank - 1];
 }
 
@@ -37,11 +46,11 @@ void check_against_sort(const std::vector<uint64_t> &values, const Histogram &h,
 			var += (double(v) - mean) * (double(v) - mean);
 		BOOST_TEST(h.mean() == mean, boost::test_tools::tolerance(1e-9));
 		BOOST_TEST(h.stddev() == std::sqrt(var / double(values.size())), boost::test_tools::tolerance(1e-6));
-		for (double p : {1.0, 10.0, 50.0, 90.0, 99.0, 99.9, 99.99, 100.0}) {
+		for (const Pct p : kPcts) {
 			const uint64_t want = exact_percentile(values, p);
-			const uint64_t got = h.percentile(p);
+			const uint64_t got = h.percentile(p.percent());
 			const double err = std::fabs(double(got) - double(want));
-			BOOST_TEST_INFO("p" << p << " want " << want << " got " << got);
+			BOOST_TEST_INFO("p" << p.percent() << " want " << want << " got " << got);
 			BOOST_TEST(err <= double(want) * Histogram::kRelativeError);
 		}
 	}
@@ -168,4 +177,30 @@ BOOST_AUTO_TEST_CASE(bins_cover_all_counts)
 	BOOST_TEST(total == h.count());
 	BOOST_TEST(bins.front().lo <= h.min());
 	BOOST_TEST(bins.back().hi > h.max());
+}
+
+// p99.9 of 1000 values is the 999th: a floating-point rank (999.0000000000001
+// rounded up) reports the 1000th, the max. Values below 256 are exact.
+BOOST_AUTO_TEST_CASE(percentile_rank_is_integer)
+{
+	for (uint64_t n : {1000ULL, 2000ULL, 10000ULL, 1000000ULL}) {
+		Histogram h;
+		for (uint64_t i = 0; i + 1 < n; i++)
+			h.record(10);
+		h.record(200);
+		BOOST_TEST_INFO("n=" << n);
+		BOOST_TEST(h.percentile(99.9) == 10u);
+		BOOST_TEST(h.percentile(99.99) == (n >= 10000 ? 10u : 200u));
+		BOOST_TEST(h.percentile(100) == 200u);
+	}
+	// p50 of 2 values is the first; p90 of 10 the 9th.
+	Histogram two;
+	two.record(1);
+	two.record(2);
+	BOOST_TEST(two.percentile(50) == 1u);
+	Histogram ten;
+	for (uint64_t v = 1; v <= 10; v++)
+		ten.record(v);
+	BOOST_TEST(ten.percentile(90) == 9u);
+	BOOST_TEST(ten.percentile(91) == 10u);
 }

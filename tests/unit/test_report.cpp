@@ -11,9 +11,9 @@ using namespace kprof;
 
 namespace {
 
-Sample sample(EventKind k, uint32_t dev, int cpu, uint64_t v, uint32_t aux = 0)
+Sample sample(EventKind k, uint32_t dev, int cpu, uint64_t v, uint32_t aux = 0, uint64_t seq = 1)
 {
-	return Sample{k, dev, cpu, 0, v, aux, -1};
+	return Sample{k, dev, cpu, 0, v, aux, -1, seq};
 }
 
 }  // namespace
@@ -32,20 +32,67 @@ BOOST_AUTO_TEST_CASE(aggregation_by_event_device_and_cpu)
 	BOOST_TEST(agg.totals().at({"span:3", "nic1"}).count() == 1u);
 	BOOST_TEST(agg.per_cpu().at({"batch", "nic0", 0}).count() == 5u);
 	BOOST_TEST(agg.per_cpu().at({"batch", "nic0", 1}).min() == 1000u);
-	BOOST_TEST(agg.seen().at({"kprof_batch", "nic0"}) == 10u);
+	BOOST_TEST(agg.seqs().at({"kprof_batch", "nic0"}).count == 10u);
 }
 
 BOOST_AUTO_TEST_CASE(filters_count_what_they_drop)
 {
-	Aggregator agg({std::string("nic1"), {1}, false});
+	// --device nic1 -e irq_handler: a batch event left enabled in the
+	// instance (kprofctl enable) is no row of the report.
+	Aggregator agg({std::string("nic1"), {EventKind::IrqHandler}, false});
 	const std::map<std::string, std::vector<std::string>> none;
 	agg.add(sample(EventKind::IrqHandler, 0, 1, 10), "nic0", none);	// other device
-	agg.add(sample(EventKind::IrqHandler, 1, 0, 10), "nic1", none);	// other CPU
+	agg.add(sample(EventKind::Batch, 1, 0, 10), "nic1", none);	// other event
 	agg.add(sample(EventKind::IrqHandler, 1, 1, 10), "nic1", none);
 	BOOST_TEST(agg.filtered_out() == 2u);
-	BOOST_TEST(agg.totals().size() == 1u);
-	BOOST_TEST(agg.seen().size() == 2u);	// the cross-check sees all
+	BOOST_TEST_REQUIRE(agg.totals().size() == 1u);
+	BOOST_TEST(agg.totals().begin()->first.first == "irq_handler");
+	BOOST_TEST(agg.seqs().size() == 3u);	// the cross-check sees all
 	BOOST_TEST(agg.per_cpu().empty());
+}
+
+// The seq window: events emitted between the two kprof/<dev>/emitted
+// readings must all be read; one missing is counted, exactly.
+BOOST_AUTO_TEST_CASE(seq_window_counts_exactly)
+{
+	Aggregator agg({std::nullopt, {}, false});
+	const std::map<std::string, std::vector<std::string>> none;
+	agg.window_open({{"nic0", {{"kprof_batch", 10}}}});
+	agg.add(sample(EventKind::Batch, 0, 0, 5, 1, 9), "nic0", none);	// before the window
+	for (uint64_t seq = 11; seq <= 20; seq++)
+		if (seq != 15)
+			agg.add(sample(EventKind::Batch, 0, seq % 2, 5, 1, seq), "nic0", none);
+	const Aggregator::Emitted e0 = {{"nic0", {{"kprof_batch", 10}, {"kprof_span", 3}}}};
+	const Aggregator::Emitted e1 = {{"nic0", {{"kprof_batch", 20}, {"kprof_span", 3}}}};
+	agg.window_close(e1);
+	agg.add(sample(EventKind::Batch, 0, 0, 5, 1, 21), "nic0", none);	// after it
+	const auto &t = agg.seqs().at({"kprof_batch", "nic0"});
+	BOOST_TEST(t.count == 11u);
+	BOOST_TEST(t.in_window == 9u);
+	BOOST_TEST(t.gaps() == 2u);	// 10 and 15
+
+	const std::set<std::string> all = {"kprof_batch", "kprof_span"};
+	auto checks = cross_checks(agg, all, std::nullopt, &e0, &e1);
+	BOOST_TEST_REQUIRE(checks.size() == 1u);	// kprof_span: nothing emitted, nothing read
+	BOOST_TEST(checks[0].read == 9u);
+	BOOST_TEST(checks[0].emitted == 10u);
+	BOOST_TEST(checks[0].not_read() == 1u);
+	BOOST_TEST(cross_checks(agg, {"kprof_span"}, std::nullopt, &e0, &e1).empty());
+	BOOST_TEST(cross_checks(agg, all, std::string("nic9"), &e0, &e1).empty());
+	// Without debugfs: the span of seq values read, 9..21.
+	checks = cross_checks(agg, all, std::nullopt, nullptr, nullptr);
+	BOOST_TEST_REQUIRE(checks.size() == 1u);
+	BOOST_TEST(checks[0].emitted == 13u);
+	BOOST_TEST(checks[0].not_read() == 2u);
+
+	Report r;
+	r.checked = true;
+	r.checks = checks;
+	BOOST_TEST(r.lost_anything());
+	BOOST_TEST(r.total_missed() == 2u);
+	const std::string text = render_text(r);
+	BOOST_TEST(text.find("2 NOT READ") != std::string::npos);
+	BOOST_TEST(text.find("expected") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(json_shape)
@@ -57,10 +104,19 @@ BOOST_AUTO_TEST_CASE(json_shape)
 	r.duration_s = 2.5;
 	r.rows.push_back({"irq_thread_latency", "nic0", -1, &h});
 	r.rows.push_back({"irq_thread_latency", "nic0", 1, &h});
-	r.loss = {{0, 10, 0, 0, 0, 0}, {1, 12, 5, 1, 7, 0}};
+	r.loss.resize(2);
+	r.loss[0].cpu = 0;
+	r.loss[0].pages = 10;
+	r.loss[1].cpu = 1;
+	r.loss[1].pages = 12;
+	r.loss[1].header_missed = 5;
+	r.loss[1].lossy_pages = 1;
+	r.loss[1].ring.overrun = 6;
+	r.loss[1].ring.commit_overrun = 1;
 	r.events_read = 4;
 	r.counters = true;
-	r.checks.push_back({"nic0", "kprof_irq_thread_latency", 4, 4});
+	r.checked = true;
+	r.checks.push_back({"nic0", "kprof_irq_thread_latency", 4, 4, 0});
 	r.show_hist = true;
 	const auto j = render_json(r);
 
@@ -83,13 +139,19 @@ BOOST_AUTO_TEST_CASE(json_shape)
 
 	const auto &loss = j.at("loss");
 	BOOST_TEST(loss.at("events_read") == 4);
-	BOOST_TEST(loss.at("missed_total") == 7);	// page headers (5) and overrun (7) see the same losses
+	// Page headers (5) and overrun + commit overrun (7) see the same losses.
+	BOOST_TEST(loss.at("missed_total") == 7);
+	BOOST_TEST(loss.at("buffer_lost") == 7);
+	BOOST_TEST(loss.at("not_read") == 0);
 	BOOST_TEST(loss.at("lost") == true);
 	BOOST_TEST(loss.at("per_cpu").size() == 2u);
 	BOOST_TEST(loss.at("per_cpu")[1].at("lossy_pages") == 1);
 	for (const char *k : {"invalid", "other", "filtered", "unpaired"})
 		BOOST_TEST(loss.contains(k));
-	BOOST_TEST(j.at("cross_check")[0].at("counter") == 4);
+	BOOST_TEST(j.at("cross_check")[0].at("emitted") == 4);
+	BOOST_TEST(j.at("cross_check")[0].at("not_read") == 0);
+	r.checked = false;
+	BOOST_TEST(render_json(r).at("cross_check").is_null());
 }
 
 BOOST_AUTO_TEST_CASE(loss_is_loud_in_text)
@@ -98,7 +160,10 @@ BOOST_AUTO_TEST_CASE(loss_is_loud_in_text)
 	h.record(5);
 	Report r;
 	r.rows.push_back({"batch", "nic0", -1, &h});
-	r.loss = {{0, 1, 0, 0, 0, 0}};
+	r.loss.resize(1);
+	r.loss[0].pages = 1;
+	r.loss[0].records = 3;
+	r.loss[0].ring.read = 3;
 	BOOST_TEST(!r.lost_anything());
 	BOOST_TEST(render_text(r).find("WARNING") == std::string::npos);
 	r.loss[0].lossy_pages = 1;	// a flagged loss without a count still counts
@@ -107,6 +172,38 @@ BOOST_AUTO_TEST_CASE(loss_is_loud_in_text)
 	r.loss[0].lossy_pages = 0;
 	r.invalid = 1;
 	BOOST_TEST(r.lost_anything());
+	r.invalid = 0;
+	// Every other way a CPU's buffer can lose is a loss too.
+	for (auto member : {&RingStats::overrun, &RingStats::commit_overrun, &RingStats::dropped, &RingStats::entries}) {
+		r.loss[0].ring.*member = 2;
+		BOOST_TEST(r.buffer_lost() == 2u);
+		r.loss[0].ring.*member = 0;
+	}
+	r.loss[0].ring.read = 5;	// the buffer handed over 5 records, 3 decoded
+	BOOST_TEST(r.loss[0].unaccounted() == 2u);
+	BOOST_TEST(r.lost_anything());
+	r.loss[0].ring.read = 3;
+	r.loss[0].bad_pages = 1;
+	BOOST_TEST(r.lost_anything());
+}
+
+BOOST_AUTO_TEST_CASE(ring_stats_file)
+{
+	const std::string text =
+		"entries: 3\noverrun: 120\ncommit overrun: 2\nbytes: 4000\noldest event ts: 1.0\n"
+		"now ts: 2.0\ndropped events: 7\nread events: 55\n";
+	const RingStats s = parse_ring_stats(text);
+	BOOST_TEST(s.entries == 3u);
+	BOOST_TEST(s.overrun == 120u);
+	BOOST_TEST(s.commit_overrun == 2u);
+	BOOST_TEST(s.dropped == 7u);
+	BOOST_TEST(s.read == 55u);
+	const RingStats d = ring_delta({1, 100, 1, 0, 50}, s);
+	BOOST_TEST(d.entries == 3u);	// the end's, not a difference
+	BOOST_TEST(d.overrun == 20u);
+	BOOST_TEST(d.commit_overrun == 1u);
+	BOOST_TEST(d.dropped == 7u);
+	BOOST_TEST(d.read == 5u);
 }
 
 BOOST_AUTO_TEST_CASE(csv_rows_and_units)

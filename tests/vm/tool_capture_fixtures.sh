@@ -31,7 +31,7 @@ echo 0 >$I/events/kprof/enable
 echo 0 >$I/tracing_on
 cat $I/trace >$F/overrun.txt
 for c in 0 1; do
-	sed -n 's/^overrun: //p' $I/per_cpu/cpu$c/stats >$F/overrun.cpu$c.stats
+	cat $I/per_cpu/cpu$c/stats >$F/overrun.cpu$c.stats
 	timeout 2 cat $I/per_cpu/cpu$c/trace_pipe_raw >$F/overrun.cpu$c.raw || true
 done
 rmdir $I

@@ -1,23 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "aggregate.hpp"
 
+#include <algorithm>
+
 namespace kprof {
 
 std::string stat_label(EventKind k, uint32_t span_id, const std::vector<std::string> *span_names)
 {
-	switch (k) {
-	case EventKind::IrqThreadLatency:
-		return "irq_thread_latency";
-	case EventKind::IrqHandler:
-		return "irq_handler";
-	case EventKind::Batch:
-		return "batch";
-	case EventKind::Span:
-		if (span_names && span_id < span_names->size())
-			return "span:" + (*span_names)[span_id];
-		return "span:" + std::to_string(span_id);
-	}
-	return "unknown";
+	const std::string label = spec(k).label;
+	if (k != EventKind::Span)
+		return label;
+	if (span_names && span_id < span_names->size())
+		return label + ":" + (*span_names)[span_id];
+	return label + ":" + std::to_string(span_id);
 }
 
 Aggregator::Slot &Aggregator::slot(const Sample &s, const std::string &device,
@@ -32,18 +27,43 @@ Aggregator::Slot &Aggregator::slot(const Sample &s, const std::string &device,
 	const auto names = span_names.find(device);
 	std::string label = stat_label(s.kind, span, names == span_names.end() ? nullptr : &names->second);
 	Histogram *total = nullptr;
-	if (!opts_.device || *opts_.device == device)
+	if ((!opts_.device || *opts_.device == device) && (opts_.kinds.empty() || opts_.kinds.count(s.kind)))
 		total = &totals_[{label, device}];	// std::map: the address stays valid
-	Slot sl{&seen_[{event_name(s.kind), device}], total, std::move(label), device, {}};
+	const std::string ev = event_name(s.kind);
+	auto [seq, fresh] = seqs_.try_emplace({ev, device});
+	if (fresh) {
+		const auto d = e0_.find(device);
+		if (d != e0_.end() && d->second.count(ev))
+			seq->second.lo = d->second.at(ev);
+	}
+	Slot sl{&seq->second, total, std::move(label), device, {}};
 	return slots_.emplace(key, std::move(sl)).first->second;
+}
+
+void Aggregator::window_close(const Emitted &e1)
+{
+	for (auto &[key, t] : seqs_) {
+		const auto d = e1.find(key.second);
+		if (d != e1.end() && d->second.count(key.first))
+			t.hi = d->second.at(key.first);
+	}
+}
+
+static void track(SeqTrack &t, uint64_t seq)
+{
+	t.count++;
+	t.first = std::min(t.first, seq);
+	t.last = std::max(t.last, seq);
+	if (seq > t.lo && seq <= t.hi)
+		t.in_window++;
 }
 
 void Aggregator::add(const Sample &s, const std::string &device,
 		     const std::map<std::string, std::vector<std::string>> &span_names)
 {
 	Slot &sl = slot(s, device, span_names);
-	++*sl.seen;
-	if (!sl.total || (!opts_.cpus.empty() && !opts_.cpus.count(s.cpu))) {
+	track(*sl.seq, s.seq);
+	if (!sl.total) {
 		filtered_++;
 		return;
 	}
@@ -55,6 +75,49 @@ void Aggregator::add(const Sample &s, const std::string &device,
 		sl.cpus[s.cpu]->record(s.value_ns);
 	}
 	sl.total->record(s.value_ns);
+}
+
+namespace {
+
+uint64_t emitted_of(const Aggregator::Emitted &e, const std::string &dev, const std::string &ev)
+{
+	const auto d = e.find(dev);
+	if (d == e.end())
+		return 0;
+	const auto it = d->second.find(ev);
+	return it == d->second.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+std::vector<CrossCheck> cross_checks(const Aggregator &agg, const std::set<std::string> &events,
+				     const std::optional<std::string> &device, const Aggregator::Emitted *e0,
+				     const Aggregator::Emitted *e1)
+{
+	std::vector<CrossCheck> out;
+	auto wanted = [&](const std::string &dev, const std::string &ev) {
+		return events.count(ev) && (!device || *device == dev);
+	};
+	if (!e0 || !e1) {
+		for (const auto &[key, t] : agg.seqs())
+			if (wanted(key.second, key.first))
+				out.push_back({key.second, key.first, t.count, t.last - t.first + 1, t.gaps()});
+		return out;
+	}
+	for (const auto &[dev, evs] : *e1) {
+		for (const auto &[ev, hi] : evs) {
+			if (!wanted(dev, ev))
+				continue;
+			const uint64_t lo = emitted_of(*e0, dev, ev);
+			const auto t = agg.seqs().find({ev, dev});
+			const bool seen = t != agg.seqs().end();
+			CrossCheck c{dev, ev, seen ? t->second.in_window : 0, hi >= lo ? hi - lo : hi,
+				     seen ? t->second.gaps() : 0};
+			if (c.read || c.emitted)
+				out.push_back(c);
+		}
+	}
+	return out;
 }
 
 }  // namespace kprof

@@ -5,6 +5,7 @@
 
 #include "decoder.hpp"
 #include "histogram.hpp"
+#include "report.hpp"
 
 #include <map>
 #include <optional>
@@ -22,8 +23,20 @@ std::string stat_label(EventKind k, uint32_t span_id, const std::vector<std::str
 
 struct AggregateOptions {
 	std::optional<std::string> device;	// only this device
-	std::set<int> cpus;			// only events recorded on these; empty: all
+	std::set<EventKind> kinds;		// only these events (-e); empty: all
 	bool per_cpu = false;			// also keep per-CPU histograms
+};
+
+// What the seq fields of one (event, device) show. The window (lo, hi] is
+// the span of kprof/<dev>/emitted readings taken while the events were
+// enabled: every event emitted in it must have been read.
+struct SeqTrack {
+	uint64_t count = 0;			// events read
+	uint64_t first = UINT64_MAX, last = 0;	// lowest and highest seq read
+	uint64_t lo = 0, hi = UINT64_MAX;	// the window
+	uint64_t in_window = 0;			// events read with lo < seq <= hi
+	// Events missing between the first and the last read.
+	uint64_t gaps() const { return count ? last - first + 1 - count : 0; }
 };
 
 class Aggregator {
@@ -41,15 +54,21 @@ public:
 
 	const std::map<Key, Histogram> &totals() const { return totals_; }
 	const std::map<CpuKey, Histogram> &per_cpu() const { return per_cpu_; }
-	// Events per (event name, device), before the device/CPU filters: for
-	// the cross-check against the module's counters.
-	const std::map<Key, uint64_t> &seen() const { return seen_; }
+	// Per (event name, device), every event read, filters or not.
+	const std::map<Key, SeqTrack> &seqs() const { return seqs_; }
 	uint64_t filtered_out() const { return filtered_; }
+
+	// The emitted counts, device -> event -> seq, read when the window
+	// opened and when it closed. Open before the first add(), close before
+	// any event emitted after the closing reading can be added.
+	using Emitted = std::map<std::string, std::map<std::string, uint64_t>>;
+	void window_open(const Emitted &e0) { e0_ = e0; }
+	void window_close(const Emitted &e1);
 
 private:
 	// What add() needs for one (device id, kind, span id), found once.
 	struct Slot {
-		uint64_t *seen;
+		SeqTrack *seq;
 		Histogram *total;	// nullptr: filtered out by --device
 		std::string label;
 		std::string device;
@@ -62,8 +81,17 @@ private:
 	std::unordered_map<uint64_t, Slot> slots_;
 	std::map<Key, Histogram> totals_;
 	std::map<CpuKey, Histogram> per_cpu_;
-	std::map<Key, uint64_t> seen_;
+	std::map<Key, SeqTrack> seqs_;
+	Emitted e0_;
 	uint64_t filtered_ = 0;
 };
+
+// The cross-check rows for @events (tracepoint names) of every device (or
+// @device): with both emitted readings, the events read in each seq window
+// against the window's size; without them, the events read against the
+// span of seq values read (so only gaps show).
+std::vector<CrossCheck> cross_checks(const Aggregator &agg, const std::set<std::string> &events,
+				     const std::optional<std::string> &device, const Aggregator::Emitted *e0,
+				     const Aggregator::Emitted *e1);
 
 }  // namespace kprof

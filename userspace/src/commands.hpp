@@ -9,7 +9,8 @@
 
 namespace kprof {
 
-// Set by SIGINT/SIGTERM (main.cpp): stop collecting, report, clean up.
+// Signals received (main.cpp): 1 stops collecting, reports and cleans up;
+// 2 abandons the report and cleans up at once.
 extern volatile std::sig_atomic_t g_stop;
 
 int run_status(const StatusOptions &opts);

@@ -12,20 +12,6 @@ namespace kprof {
 
 namespace {
 
-struct EventSpec {
-	EventKind kind;
-	const char *name;
-	const char *value;	// the latency field
-	const char *aux;	// extra field, or nullptr
-};
-
-const EventSpec kSpecs[kNumKinds] = {
-	{EventKind::IrqThreadLatency, "kprof_irq_thread_latency", "delta_ns", "coalesced"},
-	{EventKind::IrqHandler, "kprof_irq_handler", "duration_ns", nullptr},
-	{EventKind::Batch, "kprof_batch", "duration_ns", "packets"},
-	{EventKind::Span, "kprof_span", "delta_ns", "id"},
-};
-
 uint64_t load(const uint8_t *p, int size)
 {
 	if (size == 8) {
@@ -41,6 +27,9 @@ uint64_t load(const uint8_t *p, int size)
 	return 0;
 }
 
+constexpr uint64_t kMissedEvents = 1ULL << 31;
+constexpr uint64_t kMissedStored = 1ULL << 30;
+
 std::string slurp(const std::filesystem::path &p)
 {
 	std::ifstream in(p, std::ios::binary);
@@ -53,9 +42,29 @@ std::string slurp(const std::filesystem::path &p)
 
 }  // namespace
 
-const char *event_name(EventKind k)
+std::optional<PageHeader> parse_page_header(const void *page, size_t size, size_t commit_size)
 {
-	return kSpecs[int(k)].name;
+	if (commit_size != 4 && commit_size != 8)
+		return std::nullopt;
+	PageHeader h;
+	h.data_offset = 8 + commit_size;
+	if (size < h.data_offset)
+		return std::nullopt;
+	const auto *bytes = static_cast<const uint8_t *>(page);
+	// The kernel adds the flags as ints (1 << 31): on a 64-bit long the
+	// sign extends into the upper half. Length and flags are the low 32 bits.
+	const auto commit = uint32_t(load(bytes + 8, int(commit_size)));
+	h.length = commit & ~uint32_t(kMissedEvents | kMissedStored);
+	if (h.length > size - h.data_offset)
+		return std::nullopt;
+	if (commit & kMissedEvents) {
+		const size_t at = h.data_offset + h.length;
+		if ((commit & kMissedStored) && at + commit_size <= size)
+			h.missed = int64_t(load(bytes + at, int(commit_size)));
+		else
+			h.missed = -1;
+	}
+	return h;
 }
 
 TepPtr tep_from_capture(const std::filesystem::path &dir)
@@ -78,19 +87,20 @@ TepPtr tep_from_capture(const std::filesystem::path &dir)
 	return tep;
 }
 
-Decoder::Decoder(tep_handle *tep) : tep_(tep), kbuf_(tep_kbuffer(tep))
+Decoder::Decoder(tep_handle *tep)
+	: tep_(tep), commit_size_(size_t(tep_get_header_page_size(tep))), kbuf_(tep_kbuffer(tep))
 {
 	if (!kbuf_)
 		throw std::runtime_error("cannot make a kbuffer for this tep handle");
 	bool any = false;
-	for (const auto &spec : kSpecs) {
-		tep_event *ev = tep_find_event_by_name(tep, "kprof", spec.name);
+	for (const auto &spec : kEvents) {
+		tep_event *ev = tep_find_event_by_name(tep, "kprof", spec.event);
 		if (!ev)
 			continue;
 		auto need = [&](const char *field) {
 			tep_format_field *f = tep_find_field(ev, field);
 			if (!f)
-				throw std::runtime_error(std::string(spec.name) + " has no field '" + field +
+				throw std::runtime_error(std::string(spec.event) + " has no field '" + field +
 							 "': kprof.ko and kprofctl versions differ");
 			return f;
 		};
@@ -99,7 +109,7 @@ Decoder::Decoder(tep_handle *tep) : tep_(tep), kbuf_(tep_kbuffer(tep))
 		l.kind = spec.kind;
 		tep_format_field *dev = need("dev");
 		if (!(dev->flags & TEP_FIELD_IS_DYNAMIC) || dev->size != 4)
-			throw std::runtime_error(std::string(spec.name) + ": 'dev' is not a __string field");
+			throw std::runtime_error(std::string(spec.event) + ": 'dev' is not a __string field");
 		l.dev_off = dev->offset;
 		tep_format_field *val = need(spec.value);
 		l.val_off = val->offset;
@@ -111,14 +121,19 @@ Decoder::Decoder(tep_handle *tep) : tep_(tep), kbuf_(tep_kbuffer(tep))
 			l.aux_size = aux->size;
 			l.min_size = std::max(l.min_size, aux->offset + aux->size);
 		}
-		if (spec.kind == EventKind::IrqThreadLatency) {
-			tep_format_field *c = need("hard_cpu");
+		if (spec.cpu) {
+			tep_format_field *c = need(spec.cpu);
 			l.cpu_off = c->offset;
 			l.cpu_size = c->size;
 			l.min_size = std::max(l.min_size, c->offset + c->size);
 		}
+		tep_format_field *seq = need(kSeqField);
+		if (seq->size != 8)
+			throw std::runtime_error(std::string(spec.event) + ": 'seq' is not a u64");
+		l.seq_off = seq->offset;
+		l.min_size = std::max(l.min_size, seq->offset + 8);
 		if (ev->id < 0 || ev->id > 65535)
-			throw std::runtime_error("implausible event id for " + std::string(spec.name));
+			throw std::runtime_error("implausible event id for " + std::string(spec.event));
 		if (by_id_.size() <= size_t(ev->id))
 			by_id_.resize(ev->id + 1);
 		by_id_[ev->id] = l;
@@ -148,52 +163,69 @@ uint32_t Decoder::intern(std::string_view name)
 PageResult Decoder::decode_page(const void *page, size_t size, int cpu, std::vector<Sample> &out)
 {
 	PageResult r;
-	if (size < 16 || kbuffer_load_subbuffer(kbuf_.get(), const_cast<void *>(page)) < 0) {
+	// The header is read here, not through kbuffer: kbuffer_missed_events()
+	// says 0 once its cursor has moved past a leading time stamp, and
+	// kbuffer would trust a commit length larger than the page.
+	const auto hdr = parse_page_header(page, size, commit_size_);
+	if (!hdr || kbuffer_load_subbuffer(kbuf_.get(), const_cast<void *>(page)) < 0) {
 		r.bad_page = true;
 		return r;
 	}
-	r.missed = kbuffer_missed_events(kbuf_.get());
+	r.missed = hdr->missed;
+	const auto *base = static_cast<const uint8_t *>(page);
+	const uint8_t *end = base + hdr->data_offset + hdr->length;
 	unsigned long long ts;
 	for (void *data = kbuffer_read_event(kbuf_.get(), &ts); data; data = kbuffer_next_event(kbuf_.get(), &ts)) {
-		const int esize = kbuffer_event_size(kbuf_.get());
-		tep_record rec{};
-		rec.data = data;
-		rec.size = esize;
-		rec.ts = ts;
-		rec.cpu = cpu;
-		const int id = tep_data_type(tep_, &rec);
-		if (id < 0 || size_t(id) >= by_id_.size() || !by_id_[id].known) {
-			r.other++;
-			continue;
-		}
-		const Layout &l = by_id_[id];
 		const auto *p = static_cast<const uint8_t *>(data);
-		if (esize < l.min_size) {
-			r.invalid++;
-			continue;
+		const int esize = kbuffer_event_size(kbuf_.get());
+		if (p < base || esize < 0 || p + esize > end) {
+			r.invalid++;	// a record running past the data: stop here
+			break;
 		}
-		const auto loc = uint32_t(load(p + l.dev_off, 4));
-		const uint32_t soff = loc & 0xffff, slen = loc >> 16;
-		if (slen == 0 || soff + slen > uint32_t(esize)) {
-			r.invalid++;
-			continue;
-		}
-		// The length counts the terminating NUL.
-		std::string_view dev(reinterpret_cast<const char *>(p + soff), slen - 1);
-		if (const auto nul = dev.find('\0'); nul != std::string_view::npos)
-			dev = dev.substr(0, nul);
-		Sample s;
-		s.kind = l.kind;
-		s.dev = intern(dev);
-		s.cpu = cpu;
-		s.ts = ts;
-		s.value_ns = load(p + l.val_off, l.val_size);
-		s.aux = l.aux_off >= 0 ? uint32_t(load(p + l.aux_off, l.aux_size)) : 0;
-		s.hard_cpu = l.cpu_off >= 0 ? int32_t(load(p + l.cpu_off, l.cpu_size)) : -1;
-		out.push_back(s);
-		r.events++;
+		decode_record(p, esize, ts, cpu, r, out);
 	}
 	return r;
+}
+
+void Decoder::decode_record(const uint8_t *p, int esize, uint64_t ts, int cpu, PageResult &r,
+			    std::vector<Sample> &out)
+{
+	tep_record rec{};
+	rec.data = const_cast<uint8_t *>(p);
+	rec.size = esize;
+	rec.ts = ts;
+	rec.cpu = cpu;
+	const int id = esize >= 2 ? tep_data_type(tep_, &rec) : -1;
+	if (id < 0 || size_t(id) >= by_id_.size() || !by_id_[id].known) {
+		r.other++;
+		return;
+	}
+	const Layout &l = by_id_[id];
+	if (esize < l.min_size) {
+		r.invalid++;
+		return;
+	}
+	const auto loc = uint32_t(load(p + l.dev_off, 4));
+	const uint32_t soff = loc & 0xffff, slen = loc >> 16;
+	if (slen == 0 || soff + slen > uint32_t(esize)) {
+		r.invalid++;
+		return;
+	}
+	// The length counts the terminating NUL.
+	std::string_view dev(reinterpret_cast<const char *>(p + soff), slen - 1);
+	if (const auto nul = dev.find('\0'); nul != std::string_view::npos)
+		dev = dev.substr(0, nul);
+	Sample s;
+	s.kind = l.kind;
+	s.dev = intern(dev);
+	s.cpu = cpu;
+	s.ts = ts;
+	s.value_ns = load(p + l.val_off, l.val_size);
+	s.aux = l.aux_off >= 0 ? uint32_t(load(p + l.aux_off, l.aux_size)) : 0;
+	s.hard_cpu = l.cpu_off >= 0 ? int32_t(load(p + l.cpu_off, l.cpu_size)) : -1;
+	s.seq = load(p + l.seq_off, 8);
+	out.push_back(s);
+	r.events++;
 }
 
 }  // namespace kprof

@@ -5,21 +5,23 @@
 // Decoder is built; the per-event path is offset arithmetic.
 #pragma once
 
+#include "events.hpp"
 #include "tep.hpp"
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace kprof {
 
-enum class EventKind : uint8_t { IrqThreadLatency, IrqHandler, Batch, Span };
-inline constexpr int kNumKinds = 4;
-
 // The event names, "kprof_irq_thread_latency" ..., by kind.
-const char *event_name(EventKind k);
+inline const char *event_name(EventKind k)
+{
+	return spec(k).event;
+}
 
 struct Sample {
 	EventKind kind;
@@ -29,17 +31,31 @@ struct Sample {
 	uint64_t value_ns;	// delta_ns or duration_ns
 	uint32_t aux;		// coalesced | packets | span id; 0 for irq_handler
 	int32_t hard_cpu;	// irq_thread_latency only, else -1
+	uint64_t seq;		// the device's count of this kind's events
 };
 
 struct PageResult {
 	uint64_t events = 0;	// kprof events decoded
 	uint64_t other = 0;	// events of other systems in the page
-	uint64_t invalid = 0;	// kprof records that do not fit their format
-	// Events the ring buffer dropped before this page: -1 if it flagged a
-	// loss without a count, else the count (0: none).
+	uint64_t invalid = 0;	// records that do not fit their format or the page
+	// Events the ring buffer dropped before this page, from the page
+	// header: -1 if it flagged a loss without a count, else the count.
 	int64_t missed = 0;
-	bool bad_page = false;	// the page itself did not load
+	bool bad_page = false;	// the header does not fit the page: nothing read
 };
+
+// A sub-buffer page's header: a u64 timestamp, then "commit", a long (4 or
+// 8 bytes) holding the data length and, in bits 31 and 30, the flags for
+// "events were lost before this page" and "their count is stored right
+// after the data".
+struct PageHeader {
+	uint64_t length = 0;	// bytes of records after the header
+	int64_t missed = 0;	// as PageResult::missed
+	size_t data_offset = 0;
+};
+// Parse and check the header of a @size-byte page whose commit field is
+// @commit_size bytes; nullopt if the header or its length does not fit.
+std::optional<PageHeader> parse_page_header(const void *page, size_t size, size_t commit_size);
 
 class Decoder {
 public:
@@ -65,11 +81,15 @@ private:
 		int val_off = -1, val_size = 0;
 		int aux_off = -1, aux_size = 0;
 		int cpu_off = -1, cpu_size = 0;
+		int seq_off = -1;
 		int min_size = 0;
 	};
 	uint32_t intern(std::string_view name);
+	void decode_record(const uint8_t *p, int esize, uint64_t ts, int cpu, PageResult &r,
+			   std::vector<Sample> &out);
 
 	tep_handle *tep_;
+	size_t commit_size_;
 	std::vector<Layout> by_id_;	// indexed by event id
 	bool kinds_[kNumKinds] = {};
 	std::vector<std::string> devices_;

@@ -85,7 +85,14 @@ uint64_t Histogram::percentile(double p) const
 		throw std::invalid_argument("percentile must be in (0, 100]");
 	if (!count_)
 		return 0;
-	const auto rank = std::max<uint64_t>(1, uint64_t(std::ceil(p / 100.0 * double(count_))));
+	// rank = ceil(p / 100 * count) in integers: p in parts per million
+	// (the percentiles kprofctl reports are exact there), so that p99.9
+	// of 1000 values is the 999th, not the 1000th (floating point gives
+	// 999.0000000000001 there).
+	constexpr uint64_t kMillion = 1000000;
+	const auto ppm = uint64_t(std::llround(p * 1e4));
+	const uint64_t q = count_ / kMillion, r = count_ % kMillion;	// no overflow
+	const auto rank = std::max<uint64_t>(1, ppm * q + (ppm * r + kMillion - 1) / kMillion);
 	uint64_t seen = 0;
 	for (size_t i = 0; i < kBuckets; i++) {
 		seen += counts_[i];

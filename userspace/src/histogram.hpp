@@ -38,8 +38,9 @@ public:
 	// Population standard deviation (divides by the count).
 	double stddev() const;
 
-	// The value at percentile p (0 < p <= 100): the smallest recorded value
-	// v such that at least p % of the values are <= v, within kRelativeError.
+	// The value at percentile p (0 < p <= 100, taken to 1 ppm): the smallest
+	// recorded value v such that at least p % of the values are <= v (rank
+	// ceil(p / 100 * count), in integer arithmetic), within kRelativeError.
 	// 0 for an empty histogram.
 	uint64_t percentile(double p) const;
 

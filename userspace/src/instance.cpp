@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "instance.hpp"
 
+#include "report.hpp"
 #include "sys.hpp"
 
 #include <fcntl.h>
@@ -9,6 +10,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,7 +23,24 @@ namespace kprof {
 
 namespace {
 
-constexpr const char *kRunDir = "/run/kprofctl";
+// Where the lock and restore records live, in order of preference.
+const char *const kStateDirs[] = {"/run/kprofctl", "/tmp/kprofctl"};
+constexpr const char *kStateDirEnv = "KPROFCTL_STATE_DIR";
+
+// The first state directory that exists or can be made, and is writable.
+std::optional<std::string> state_dir()
+{
+	std::vector<std::string> dirs;
+	if (const char *env = std::getenv(kStateDirEnv); env && *env)
+		dirs.emplace_back(env);
+	dirs.insert(dirs.end(), std::begin(kStateDirs), std::end(kStateDirs));
+	for (const auto &d : dirs) {
+		mkdir(d.c_str(), 0700);
+		if (access(d.c_str(), W_OK | X_OK) == 0)
+			return d;
+	}
+	return std::nullopt;
+}
 
 std::string escape(const std::string &s)
 {
@@ -63,31 +84,11 @@ Instance::Instance(const std::string &name, Mode mode) : name_(name), mode_(mode
 {
 	const std::string tdir = sys::tracing_dir();
 	dir_ = tdir + "/instances/" + name;
-	mkdir(kRunDir, 0700);
-	lock_path_ = std::string(kRunDir) + "/" + name + ".lock";
-	owner_path_ = std::string(kRunDir) + "/" + name + ".owner";
-	restore_path_ = std::string(kRunDir) + "/" + name + ".restore";
-
-	lock_fd_ = open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lock_fd_ < 0)
-		throw std::runtime_error("cannot create " + lock_path_ + ": " + std::strerror(errno));
-	if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-		std::string pid = sys::read_file(lock_path_).value_or("?");
-		close(lock_fd_);
-		throw std::runtime_error("instance '" + name + "' is busy: another kprofctl (pid " +
-					 pid.substr(0, pid.find('\n')) + ") is using it; wait or pick --instance");
-	}
-	if (ftruncate(lock_fd_, 0) == 0) {
-		const std::string me = std::to_string(getpid()) + "\n";
-		if (write(lock_fd_, me.data(), me.size()) < 0) {
-			// The pid is only informative.
-		}
-	}
-
+	lock();
 	try {
 		cleanup_stale();
 		const bool existed = tracefs_instance_exists(name.c_str());
-		if (!existed && mode == Mode::Session) {
+		if (!existed && mode == Mode::Session && lock_fd_ >= 0) {
 			// Mark it ours before it exists: a kill in between leaves
 			// an owner file and no instance, which cleans up fine.
 			std::ofstream(owner_path_) << "session " << getpid() << "\n";
@@ -99,13 +100,68 @@ Instance::Instance(const std::string &name, Mode mode) : name_(name), mode_(mode
 		if (created_ && mode == Mode::Session)
 			set("tracing_on", "0", false);	// tracing stays off until configured
 	} catch (...) {
-		close(lock_fd_);
+		if (lock_fd_ >= 0)
+			close(lock_fd_);
 		throw;
 	}
 }
 
+void Instance::lock()
+{
+	const auto dir = state_dir();
+	if (!dir) {
+		std::cerr << "kprofctl: warning: no writable state directory ($" << kStateDirEnv
+			  << ", /run/kprofctl, /tmp/kprofctl): a concurrent kprofctl on this instance is not"
+			     " detected, and a killed run is not cleaned up by the next\n";
+		return;
+	}
+	lock_path_ = *dir + "/" + name_ + ".lock";
+	owner_path_ = *dir + "/" + name_ + ".owner";
+	restore_path_ = *dir + "/" + name_ + ".restore";
+	lock_fd_ = open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lock_fd_ < 0)
+		throw std::runtime_error("cannot create " + lock_path_ + ": " + std::strerror(errno));
+	if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+		std::string pid = sys::read_file(lock_path_).value_or("?");
+		close(lock_fd_);
+		throw std::runtime_error("instance '" + name_ + "' is busy: another kprofctl (pid " +
+					 pid.substr(0, pid.find('\n')) + ") is using it; wait or pick --instance");
+	}
+	if (ftruncate(lock_fd_, 0) == 0) {
+		const std::string me = std::to_string(getpid()) + "\n";
+		if (write(lock_fd_, me.data(), me.size()) < 0) {
+			// The pid is only informative.
+		}
+	}
+}
+
+void Instance::refuse_unread() const
+{
+	if (created_)
+		return;
+	uint64_t entries = 0;
+	for (int cpu : sys::trace_cpus(dir_))
+		if (auto text = sys::read_file(dir_ + "/per_cpu/cpu" + std::to_string(cpu) + "/stats"))
+			entries += parse_ring_stats(*text).entries;
+	if (entries)
+		throw std::runtime_error("instance '" + name_ + "' holds " + std::to_string(entries) +
+					 " unread events that this run would discard: read or clear them (echo > " +
+					 dir_ + "/trace), or pick another --instance");
+}
+
+std::string Instance::cpu_stats(int cpu) const
+{
+	const std::string path = dir_ + "/per_cpu/cpu" + std::to_string(cpu) + "/stats";
+	auto text = sys::read_file(path);
+	if (!text)
+		throw std::runtime_error("cannot read " + path);
+	return *text;
+}
+
 void Instance::cleanup_stale()
 {
+	if (lock_fd_ < 0)
+		return;
 	// We hold the lock, so whoever left these files is gone.
 	std::ostringstream what;
 	if (auto text = sys::read_file(restore_path_)) {
@@ -148,7 +204,8 @@ void Instance::save(const std::string &rel)
 	if (!old)
 		throw std::runtime_error("cannot read " + dir_ + "/" + rel);
 	saved_.emplace_back(rel, restore_value(rel, *old));
-	std::ofstream(restore_path_, std::ios::app) << rel << '\t' << escape(saved_.back().second) << '\n';
+	if (lock_fd_ >= 0)
+		std::ofstream(restore_path_, std::ios::app) << rel << '\t' << escape(saved_.back().second) << '\n';
 }
 
 void Instance::set(const std::string &rel, const std::string &value, bool restore)
@@ -168,23 +225,20 @@ void Instance::restore()
 		}
 	}
 	saved_.clear();
-	unlink(restore_path_.c_str());
+	if (lock_fd_ >= 0)
+		unlink(restore_path_.c_str());
 }
 
 Instance::~Instance()
 {
-	if (created_ && mode_ == Mode::Session) {
-		// Removing it undoes everything; restoring first would only
-		// re-enable what we disabled.
-		saved_.clear();
-		unlink(restore_path_.c_str());
-		if (tracefs_instance_destroy(inst_.get()) == 0)
-			unlink(owner_path_.c_str());
-	} else {
-		restore();
-	}
+	// Restore first: if the instance cannot be removed (a reader holds it
+	// open), it is at least left as it was.
+	restore();
+	if (created_ && mode_ == Mode::Session && tracefs_instance_destroy(inst_.get()) == 0 && lock_fd_ >= 0)
+		unlink(owner_path_.c_str());
 	inst_.reset();
-	close(lock_fd_);	// releases the flock
+	if (lock_fd_ >= 0)
+		close(lock_fd_);	// releases the flock
 }
 
 CpuReader::CpuReader(const Instance &inst, int cpu) : cpu_(cpu), tcpu_(tracefs_cpu_open(inst.get(), cpu, true))

@@ -2,12 +2,15 @@
 // A tracefs instance kprofctl works in, owned for the life of the object.
 //
 // Get/set/restore: every file set() changes is read first; the destructor
-// writes the old values back in reverse order and, if this object created
-// the instance for a session, removes it. The old values are also kept in
-// /run/kprofctl/NAME.restore as they are saved, and a session marks the
-// instance as its own in NAME.owner, so that the run after a SIGKILL finds
-// the leftovers and cleans them up. NAME.lock (flock) tells a live run from
-// a dead one: a second kprofctl on the same instance gets "busy".
+// writes the old values back in reverse order and then, if this object
+// created the instance for a session, removes it. The old values are also
+// kept in STATE/NAME.restore as they are saved, and a session marks the
+// instance as its own in STATE/NAME.owner, so that the run after a SIGKILL
+// finds the leftovers and cleans them up. STATE/NAME.lock (flock) tells a
+// live run from a dead one: a second kprofctl on the same instance gets
+// "busy". STATE is the first usable of $KPROFCTL_STATE_DIR, /run/kprofctl,
+// /tmp/kprofctl (kStateDirs); with none, kprofctl runs without that record
+// and says so.
 #pragma once
 
 #include "tracefs_c.hpp"
@@ -46,12 +49,18 @@ public:
 	void save(const std::string &rel);
 	// Undo every set() now (also done by the destructor).
 	void restore();
+	// Throw if the instance existed before and its buffer holds events
+	// nobody has read: a session would discard them.
+	void refuse_unread() const;
+	// per_cpu/cpuN/stats of this instance.
+	std::string cpu_stats(int cpu) const;
 
 private:
 	struct Free {
 		void operator()(tracefs_instance *i) const { tracefs_instance_free(i); }
 	};
 	void cleanup_stale();
+	void lock();
 
 	std::string name_, dir_, lock_path_, owner_path_, restore_path_;
 	Mode mode_;

@@ -4,8 +4,6 @@
 #include "cli.hpp"
 #include "commands.hpp"
 
-#include <unistd.h>
-
 #include <csignal>
 #include <cstring>
 #include <exception>
@@ -20,17 +18,13 @@ volatile std::sig_atomic_t kprof::g_stop = 0;
 
 namespace {
 
+// The first signal stops collecting and reports; a second one abandons
+// the report, and the instance is still restored (every event disabled)
+// on the way out.
 void on_signal(int)
 {
-	if (kprof::g_stop) {
-		// A second Ctrl-C: leave at once. The next run cleans up.
-		static const char msg[] = "\nkprofctl: aborted; the next run cleans up the instance\n";
-		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
-			// nothing to do
-		}
-		_exit(130);
-	}
-	kprof::g_stop = 1;
+	if (kprof::g_stop < 2)
+		kprof::g_stop = kprof::g_stop + 1;
 }
 
 void install_signals()
@@ -38,8 +32,10 @@ void install_signals()
 	struct sigaction sa {};
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, nullptr);
-	sigaction(SIGTERM, &sa, nullptr);
+	// SIGHUP: the terminal went away; SIGPIPE: the reader of our output
+	// did. Both end the run like Ctrl-C, with the instance restored.
+	for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})
+		sigaction(sig, &sa, nullptr);
 }
 
 template <class... F>

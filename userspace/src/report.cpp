@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 namespace kprof {
@@ -31,22 +32,96 @@ std::string csv_quote(const std::string &s)
 
 }  // namespace
 
-uint64_t Report::total_missed() const
+uint64_t CpuLoss::lost() const
+{
+	// Page headers and the overrun counters see the same overwritten
+	// events; count the larger figure once.
+	return std::max(header_missed, ring.overrun + ring.commit_overrun) + ring.dropped + ring.entries +
+	       unaccounted();
+}
+
+uint64_t Report::buffer_lost() const
 {
 	uint64_t n = 0;
-	// Page headers and the overrun counter see the same overwritten
-	// events; count each CPU's larger figure once, plus drops.
 	for (const auto &l : loss)
-		n += std::max(l.missed, l.overrun) + l.dropped;
+		n += l.lost();
 	return n;
+}
+
+uint64_t Report::not_read() const
+{
+	uint64_t n = 0;
+	for (const auto &c : checks)
+		n += c.not_read();
+	return n;
+}
+
+uint64_t Report::total_missed() const
+{
+	return std::max(buffer_lost(), not_read());
 }
 
 bool Report::lost_anything() const
 {
 	if (total_missed() || invalid)
 		return true;
-	return std::any_of(loss.begin(), loss.end(), [](const CpuLoss &l) { return l.lossy_pages > 0; });
+	return std::any_of(loss.begin(), loss.end(),
+			   [](const CpuLoss &l) { return l.lossy_pages > 0 || l.bad_pages > 0; });
 }
+
+RingStats parse_ring_stats(const std::string &text)
+{
+	RingStats s;
+	const std::pair<const char *, uint64_t RingStats::*> fields[] = {
+		{"entries: ", &RingStats::entries},
+		{"overrun: ", &RingStats::overrun},
+		{"commit overrun: ", &RingStats::commit_overrun},
+		{"dropped events: ", &RingStats::dropped},
+		{"read events: ", &RingStats::read},
+	};
+	std::istringstream in(text);
+	for (std::string line; std::getline(in, line);)
+		for (const auto &[name, member] : fields)
+			if (line.rfind(name, 0) == 0)
+				s.*member = std::stoull(line.substr(std::strlen(name)));
+	return s;
+}
+
+RingStats ring_delta(const RingStats &a, const RingStats &b)
+{
+	auto d = [](uint64_t x, uint64_t y) { return y >= x ? y - x : y; };
+	return {b.entries, d(a.overrun, b.overrun), d(a.commit_overrun, b.commit_overrun), d(a.dropped, b.dropped),
+		d(a.read, b.read)};
+}
+
+namespace {
+
+void render_loss_text(std::ostringstream &o, const Report &r)
+{
+	o << "\nevents read: " << r.events_read << ", invalid records: " << r.invalid
+	  << ", other events: " << r.other << ", filtered out: " << r.filtered
+	  << ", unpaired thread runs: " << (r.counters ? std::to_string(r.unpaired) : "n/a") << "\n";
+	o << "ring buffer per CPU (decoded / read by the buffer / overrun / commit overrun / dropped / "
+	     "left unread / lost per page headers):\n ";
+	for (const auto &l : r.loss)
+		o << " cpu" << l.cpu << "=" << l.records << "/" << l.ring.read << "/" << l.ring.overrun << "/"
+		  << l.ring.commit_overrun << "/" << l.ring.dropped << "/" << l.ring.entries << "/"
+		  << l.header_missed << (l.lossy_pages ? "+?" : "") << (l.bad_pages ? " (bad pages!)" : "");
+	o << "\n";
+	if (!r.checked) {
+		o << "\ncross-check: " << r.check_note << "\n";
+		return;
+	}
+	o << "\ncross-check (events read / emitted by kprof.ko while collecting):\n";
+	for (const auto &c : r.checks)
+		o << "  " << c.device << " " << c.event << ": " << c.read << " / " << c.emitted
+		  << (c.not_read() ? "  (" + std::to_string(c.not_read()) + " NOT READ)" : "") << "\n";
+	if (!r.check_note.empty())
+		o << "  (" << r.check_note << ")\n";
+}
+
+}  // namespace
+
 
 std::string render_text(const Report &r)
 {
@@ -84,29 +159,13 @@ std::string render_text(const Report &r)
 			}
 		}
 	}
-	o << "\nevents read: " << r.events_read << ", invalid records: " << r.invalid
-	  << ", other events: " << r.other << ", filtered out: " << r.filtered
-	  << ", unpaired thread runs: " << r.unpaired << "\n";
-	o << "lost events per CPU (page headers / overrun / dropped):";
-	for (const auto &l : r.loss)
-		o << " cpu" << l.cpu << "=" << l.missed << (l.lossy_pages ? "+?" : "") << "/" << l.overrun << "/" << l.dropped;
-	o << "\n";
-	if (r.counters) {
-		o << "\ncross-check against kprof counters (events read / counter movement):\n";
-		bool differ = false;
-		for (const auto &c : r.checks) {
-			o << "  " << c.device << " " << c.event << ": " << c.events << " / " << c.counter
-			  << (c.events == c.counter ? "" : "  (differ)") << "\n";
-			differ |= c.events != c.counter;
-		}
-		if (differ && !r.lost_anything())
-			o << "  (nothing was lost: the counters also move while the events are switched on\n"
-			     "   and off, and with an event filter; small differences under live traffic are expected)\n";
-	}
+	render_loss_text(o, r);
 	if (r.lost_anything())
-		o << "\nWARNING: events were lost (" << r.total_missed() << " missed"
+		o << "\nWARNING: events were lost (" << r.total_missed() << " missed: " << r.buffer_lost()
+		  << " in the ring buffer, " << r.not_read() << " emitted but not read"
 		  << (r.invalid ? ", " + std::to_string(r.invalid) + " invalid" : "")
-		  << "); the statistics above do not cover them. Raise -b/--buffer-size or lower the event rate.\n";
+		  << "); the statistics above do not cover them. Raise -b/--buffer-size, lower the event rate,"
+		     " or remove the instance's event filters.\n";
 	return o.str();
 }
 
@@ -142,13 +201,25 @@ nlohmann::json render_json(const Report &r)
 	for (const auto &l : r.loss)
 		cpus.push_back({{"cpu", l.cpu},
 				{"pages", l.pages},
-				{"missed", l.missed},
+				{"bad_pages", l.bad_pages},
+				{"records", l.records},
+				{"read_events", l.ring.read},
+				{"overrun", l.ring.overrun},
+				{"commit_overrun", l.ring.commit_overrun},
+				{"dropped", l.ring.dropped},
+				{"unread", l.ring.entries},
+				{"header_missed", l.header_missed},
 				{"lossy_pages", l.lossy_pages},
-				{"overrun", l.overrun},
-				{"dropped", l.dropped}});
+				{"unaccounted", l.unaccounted()},
+				{"lost", l.lost()}});
 	json checks = json::array();
 	for (const auto &c : r.checks)
-		checks.push_back({{"device", c.device}, {"event", c.event}, {"events", c.events}, {"counter", c.counter}});
+		checks.push_back({{"device", c.device},
+				  {"event", c.event},
+				  {"read", c.read},
+				  {"emitted", c.emitted},
+				  {"not_read", c.not_read()},
+				  {"gaps", c.gaps}});
 	return {
 		{"duration_s", r.duration_s},
 		{"percentile_relative_error", Histogram::kRelativeError},
@@ -158,11 +229,14 @@ nlohmann::json render_json(const Report &r)
 		  {"invalid", r.invalid},
 		  {"other", r.other},
 		  {"filtered", r.filtered},
-		  {"unpaired", r.unpaired},
+		  {"unpaired", r.counters ? json(r.unpaired) : json(nullptr)},
+		  {"buffer_lost", r.buffer_lost()},
+		  {"not_read", r.not_read()},
 		  {"missed_total", r.total_missed()},
 		  {"lost", r.lost_anything()},
 		  {"per_cpu", cpus}}},
-		{"cross_check", r.counters ? json(checks) : json(nullptr)},
+		{"cross_check", r.checked ? json(checks) : json(nullptr)},
+		{"cross_check_note", r.check_note},
 	};
 }
 

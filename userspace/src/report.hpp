@@ -20,20 +20,40 @@ struct ReportRow {
 	const Histogram *hist = nullptr;
 };
 
+// A CPU's per_cpu/cpuN/stats of kprofctl's instance, or their movement.
+struct RingStats {
+	uint64_t entries = 0;		// events in the buffer, not yet read
+	uint64_t overrun = 0;		// overwritten before they were read
+	uint64_t commit_overrun = 0;	// lost while the writer wrapped mid-commit
+	uint64_t dropped = 0;		// refused (when not overwriting)
+	uint64_t read = 0;		// handed to readers
+};
+
 struct CpuLoss {
 	int cpu = 0;
 	uint64_t pages = 0;		// pages read
-	uint64_t missed = 0;		// events lost, from page headers
+	uint64_t bad_pages = 0;		// pages whose header did not fit: not read
+	uint64_t records = 0;		// records decoded: kprof, other and invalid
+	uint64_t header_missed = 0;	// events lost, from page headers
 	uint64_t lossy_pages = 0;	// pages flagged lost-events without a count
-	uint64_t overrun = 0;		// per_cpu/cpuN/stats overrun, during the run
-	uint64_t dropped = 0;		// per_cpu/cpuN/stats dropped events, during the run
+	RingStats ring;			// movement during the run; entries at the end
+
+	// Records the ring buffer says it handed over that were not decoded.
+	uint64_t unaccounted() const { return ring.read > records ? ring.read - records : 0; }
+	// Every event this CPU's buffer took and kprofctl did not decode.
+	uint64_t lost() const;
 };
 
+// One (device, event): the events read against those kprof.ko emitted
+// while kprofctl was collecting (kprof/<dev>/emitted readings after the
+// events were enabled and before they were disabled: the seq window).
 struct CrossCheck {
 	std::string device;
 	std::string event;
-	uint64_t events = 0;	// events kprofctl read
-	uint64_t counter = 0;	// the module's counter moved by this much
+	uint64_t read = 0;	// events read with seq in the window
+	uint64_t emitted = 0;	// the window's size
+	uint64_t gaps = 0;	// seq values missing between the first and last read
+	uint64_t not_read() const { return emitted > read ? emitted - read : 0; }
 };
 
 struct Report {
@@ -48,13 +68,22 @@ struct Report {
 	uint64_t invalid = 0;		// records that did not decode
 	uint64_t other = 0;		// records of other event systems
 	uint64_t unpaired = 0;		// thread runs with no IRQ to pair (module counter)
-	uint64_t filtered = 0;		// excluded by --device/--cpus
-	bool counters = false;		// the cross-check is available
+	uint64_t filtered = 0;		// excluded by --device/-e
+	bool counters = false;		// the module's counters could be read
+	bool checked = false;		// the seq cross-check applies
+	std::string check_note;		// why it does not, if it does not
 	std::vector<CrossCheck> checks;
 
-	uint64_t total_missed() const;	// max(missed, overrun) + dropped, all CPUs
-	bool lost_anything() const;	// any loss, invalid record or lossy page
+	uint64_t buffer_lost() const;	// Σ CpuLoss::lost()
+	uint64_t not_read() const;	// Σ CrossCheck::not_read() + gaps outside windows
+	uint64_t total_missed() const;	// max(buffer_lost, not_read)
+	bool lost_anything() const;	// any loss, invalid record, bad or lossy page
 };
+
+// Parse per_cpu/cpuN/stats; missing lines count as 0.
+RingStats parse_ring_stats(const std::string &text);
+// b - a, except entries, which is b's.
+RingStats ring_delta(const RingStats &a, const RingStats &b);
 
 std::string render_text(const Report &r);
 nlohmann::json render_json(const Report &r);

@@ -102,13 +102,27 @@ std::vector<std::string> devices(const std::string &debugfs)
 	return out;
 }
 
-std::map<std::string, std::map<std::string, uint64_t>> read_counters(const std::string &debugfs)
+namespace {
+
+std::map<std::string, std::map<std::string, uint64_t>> read_each(const std::string &debugfs, const char *file)
 {
 	std::map<std::string, std::map<std::string, uint64_t>> out;
 	for (const auto &d : devices(debugfs))
-		if (auto text = read_file(debugfs + "/" + d + "/counters"))
+		if (auto text = read_file(debugfs + "/" + d + "/" + file))
 			out[d] = parse_counters(*text);
 	return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::map<std::string, uint64_t>> read_counters(const std::string &debugfs)
+{
+	return read_each(debugfs, "counters");
+}
+
+std::map<std::string, std::map<std::string, uint64_t>> read_emitted(const std::string &debugfs)
+{
+	return read_each(debugfs, "emitted");
 }
 
 std::map<std::string, std::vector<std::string>> read_span_names(const std::string &debugfs)

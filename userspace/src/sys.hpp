@@ -26,6 +26,9 @@ void require_module();
 std::vector<std::string> devices(const std::string &debugfs);
 // Their counter totals; devices that vanish meanwhile are skipped.
 std::map<std::string, std::map<std::string, uint64_t>> read_counters(const std::string &debugfs);
+// The events each device has emitted (kprof/<dev>/emitted): device ->
+// event -> the last seq.
+std::map<std::string, std::map<std::string, uint64_t>> read_emitted(const std::string &debugfs);
 // Span names per device (kprof/<dev>/spans).
 std::map<std::string, std::vector<std::string>> read_span_names(const std::string &debugfs);
 

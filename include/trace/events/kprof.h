@@ -5,7 +5,16 @@
  * <kprof/kprof.h>, which cost a NOP while nobody listens.
  *
  * Every event names the kprof device (as registered) it belongs to. Times
- * are nanoseconds of CLOCK_MONOTONIC (ktime_get_ns()), taken by kprof.ko.
+ * are nanoseconds of CLOCK_MONOTONIC (ktime_get_ns()), taken by kprof.ko
+ * under the device's lock, so that a delta is never negative.
+ *
+ * Every event also carries @seq: how many events of its kind the device has
+ * emitted so far, this one included (kprof.ko counts an event as emitted
+ * when it calls the tracepoint while the tracepoint is enabled, and does
+ * both under the device's lock). Consecutive seq values mean nothing was
+ * lost between them; kprof/<dev>/emitted in debugfs shows the latest value,
+ * so a reader that samples it while its events are enabled can tell exactly
+ * how many events were emitted in between.
  *
  * Registering a probe on any of these events (enabling it in any tracefs
  * instance, or attaching perf/BPF) turns the hooks' static key on; it goes
@@ -31,8 +40,9 @@ void kprof_trace_unreg(void);
  * @hard_cpu:	CPU that took the first unserviced hard IRQ
  * @delta_ns:	from the first unserviced kprof_irq_enter() to
  *		kprof_thread_begin()
- * @coalesced:	further IRQs that arrived before the thread ran and were
+ * @coalesced:	further IRQs that woke the thread before it ran and were
  *		served by this same run (0 when there was one IRQ)
+ * @seq:	see above
  *
  * On PREEMPT_RT the primary handler of a threaded IRQ is itself forced
  * into a thread unless the IRQ was requested with IRQF_NO_THREAD; then
@@ -40,14 +50,16 @@ void kprof_trace_unreg(void);
  * @delta_ns spans thread to thread.
  */
 TRACE_EVENT_FN(kprof_irq_thread_latency,
-	TP_PROTO(const char *dev, int irq, int hard_cpu, u64 delta_ns, u32 coalesced),
-	TP_ARGS(dev, irq, hard_cpu, delta_ns, coalesced),
+	TP_PROTO(const char *dev, int irq, int hard_cpu, u64 delta_ns, u32 coalesced,
+		 u64 seq),
+	TP_ARGS(dev, irq, hard_cpu, delta_ns, coalesced, seq),
 	TP_STRUCT__entry(
 		__string(dev, dev)
 		__field(int, irq)
 		__field(int, hard_cpu)
 		__field(u64, delta_ns)
 		__field(u32, coalesced)
+		__field(u64, seq)
 	),
 	TP_fast_assign(
 		kprof_assign_str(dev, dev);
@@ -55,10 +67,11 @@ TRACE_EVENT_FN(kprof_irq_thread_latency,
 		__entry->hard_cpu = hard_cpu;
 		__entry->delta_ns = delta_ns;
 		__entry->coalesced = coalesced;
+		__entry->seq = seq;
 	),
-	TP_printk("dev=%s irq=%d hard_cpu=%d delta_ns=%llu coalesced=%u",
+	TP_printk("dev=%s irq=%d hard_cpu=%d delta_ns=%llu coalesced=%u seq=%llu",
 		  __get_str(dev), __entry->irq, __entry->hard_cpu,
-		  __entry->delta_ns, __entry->coalesced),
+		  __entry->delta_ns, __entry->coalesced, __entry->seq),
 	kprof_trace_reg, kprof_trace_unreg
 );
 
@@ -67,22 +80,25 @@ TRACE_EVENT_FN(kprof_irq_thread_latency,
  * @dev:	kprof device name
  * @irq:	Linux IRQ number the device registered (-1 if none)
  * @duration_ns: kprof_irq_enter() to kprof_irq_exit()
+ * @seq:	see above
  */
 TRACE_EVENT_FN(kprof_irq_handler,
-	TP_PROTO(const char *dev, int irq, u64 duration_ns),
-	TP_ARGS(dev, irq, duration_ns),
+	TP_PROTO(const char *dev, int irq, u64 duration_ns, u64 seq),
+	TP_ARGS(dev, irq, duration_ns, seq),
 	TP_STRUCT__entry(
 		__string(dev, dev)
 		__field(int, irq)
 		__field(u64, duration_ns)
+		__field(u64, seq)
 	),
 	TP_fast_assign(
 		kprof_assign_str(dev, dev);
 		__entry->irq = irq;
 		__entry->duration_ns = duration_ns;
+		__entry->seq = seq;
 	),
-	TP_printk("dev=%s irq=%d duration_ns=%llu",
-		  __get_str(dev), __entry->irq, __entry->duration_ns),
+	TP_printk("dev=%s irq=%d duration_ns=%llu seq=%llu",
+		  __get_str(dev), __entry->irq, __entry->duration_ns, __entry->seq),
 	kprof_trace_reg, kprof_trace_unreg
 );
 
@@ -91,22 +107,25 @@ TRACE_EVENT_FN(kprof_irq_handler,
  * @dev:	kprof device name
  * @packets:	packets processed in the pass (kprof_batch_end()'s argument)
  * @duration_ns: kprof_batch_begin() to kprof_batch_end()
+ * @seq:	see above
  */
 TRACE_EVENT_FN(kprof_batch,
-	TP_PROTO(const char *dev, u32 packets, u64 duration_ns),
-	TP_ARGS(dev, packets, duration_ns),
+	TP_PROTO(const char *dev, u32 packets, u64 duration_ns, u64 seq),
+	TP_ARGS(dev, packets, duration_ns, seq),
 	TP_STRUCT__entry(
 		__string(dev, dev)
 		__field(u32, packets)
 		__field(u64, duration_ns)
+		__field(u64, seq)
 	),
 	TP_fast_assign(
 		kprof_assign_str(dev, dev);
 		__entry->packets = packets;
 		__entry->duration_ns = duration_ns;
+		__entry->seq = seq;
 	),
-	TP_printk("dev=%s packets=%u duration_ns=%llu",
-		  __get_str(dev), __entry->packets, __entry->duration_ns),
+	TP_printk("dev=%s packets=%u duration_ns=%llu seq=%llu",
+		  __get_str(dev), __entry->packets, __entry->duration_ns, __entry->seq),
 	kprof_trace_reg, kprof_trace_unreg
 );
 
@@ -116,22 +135,25 @@ TRACE_EVENT_FN(kprof_batch,
  * @id:		span id; its name is in debugfs kprof/<dev>/spans
  * @delta_ns:	kprof_span_begin() (or the start the driver passed to
  *		kprof_span_end_at()) to kprof_span_end()
+ * @seq:	see above (one sequence for all span ids of a device)
  */
 TRACE_EVENT_FN(kprof_span,
-	TP_PROTO(const char *dev, u32 id, u64 delta_ns),
-	TP_ARGS(dev, id, delta_ns),
+	TP_PROTO(const char *dev, u32 id, u64 delta_ns, u64 seq),
+	TP_ARGS(dev, id, delta_ns, seq),
 	TP_STRUCT__entry(
 		__string(dev, dev)
 		__field(u32, id)
 		__field(u64, delta_ns)
+		__field(u64, seq)
 	),
 	TP_fast_assign(
 		kprof_assign_str(dev, dev);
 		__entry->id = id;
 		__entry->delta_ns = delta_ns;
+		__entry->seq = seq;
 	),
-	TP_printk("dev=%s id=%u delta_ns=%llu",
-		  __get_str(dev), __entry->id, __entry->delta_ns),
+	TP_printk("dev=%s id=%u delta_ns=%llu seq=%llu",
+		  __get_str(dev), __entry->id, __entry->delta_ns, __entry->seq),
 	kprof_trace_reg, kprof_trace_unreg
 );
 
