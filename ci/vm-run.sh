@@ -8,7 +8,7 @@
 # Exit status (the negative harness tests rely on the distinction):
 #   0 the guest test passed and the console is clean
 #   1 the guest test failed
-#   2 the console shows WARNING:/BUG:/Oops/Call Trace
+#   2 the kernel log shows WARNING:/BUG:/Oops/Call Trace/INFO:
 #   3 no verdict: timeout, hang or crash
 #   4 setup error on the host
 # The console log is kept in build/vm-logs/<kernel>/<test>.log.
@@ -31,9 +31,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$KPROF_TOP/ci/mkinitramfs.sh" "$rel" "$work/initramfs.cpio.gz" || exit 4
 
+# A test may ask for kernel arguments of its own with a line
+#   # kprof-append: debugfs=off
+extra=
+if [ "$test" != shell ]; then
+	extra=$(sed -n 's/^# kprof-append: //p' "$KPROF_TOP/tests/vm/$test.sh" | tr '\n' ' ')
+fi
 qemu=(qemu-system-x86_64 -accel "tcg,thread=${KPROF_TCG_THREAD:-single}" -cpu "${KPROF_QEMU_CPU:-max}" -smp 2 -m 1G -nographic -no-reboot
 	-kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz"
-	-append "console=ttyS0 loglevel=5 panic=-1 oops=panic tsc=reliable rdinit=/init kprof.test=$test")
+	-append "console=ttyS0 loglevel=5 panic=-1 oops=panic tsc=reliable rdinit=/init kprof.test=$test $extra")
 # thread=single: multi-threaded TCG livelocks in the kernel's text patching
 # (static keys) under a high IRQ-thread wakeup rate; see
 # tests/vm/tool_textpoke_hang.sh for the reproducer.
@@ -63,7 +69,18 @@ show_test_output() {
 }
 
 verdict=$(grep -a '^KPROF-RESULT: ' "$log" | tail -n 1 || true)
-dirty=$(grep -a -n -E 'WARNING:|BUG:|Oops|Call Trace' "$log" || true)
+# The kernel's own messages only: the guest's full dmesg when it got to
+# print it, else (a crash) the whole console. What the test printed is not
+# scanned: kprofctl's own "WARNING: events were lost" is not the kernel's.
+# INFO: catches RCU stalls and hung tasks.
+kernel_log() {
+	if grep -q -a '^KPROF-DMESG-END' "$log"; then
+		awk '/^KPROF-DMESG-BEGIN/ { on = 1 } on { print NR ":" $0 } /^KPROF-DMESG-END/ { on = 0 }' "$log"
+	else
+		grep -a -n '' "$log"
+	fi
+}
+dirty=$(kernel_log | grep -a -E 'WARNING:|BUG:|Oops|Call Trace|INFO:' || true)
 
 if [ -n "$dirty" ]; then
 	echo "FAIL $id/$test: kernel console is not clean (${elapsed}s); excerpt:"

@@ -10,11 +10,13 @@
  *             instance "kprof_bench" (each iteration writes one event there,
  *             never into the top-level buffer).
  *
- * The iterations run in rounds of the same size for every state, sized so
- * that a key_on round takes about a millisecond; preemption is off only
- * inside a round, and the writer can be interrupted between rounds. Each
- * round runs the three states in a rotating order, so drift in clock speed
- * or cache state hits them alike. Reading prints, per state, the minimum,
+ * The iterations run in at most BENCH_MAX_ROUNDS rounds of the same size
+ * for every state (enabling and disabling the event costs text patching, so
+ * key_on rounds are few), each round in sections that take about a
+ * millisecond in the key_on state; preemption is off only inside a section,
+ * and the writer can be interrupted between sections. Each round runs the
+ * three states in a rotating order, so drift in clock speed or cache state
+ * hits them alike. Reading prints, per state, the minimum,
  * median and maximum over the rounds in ns per iteration, and the ratio of
  * the minima to the baseline's. The writer must find kprof idle (no kprof
  * event enabled anywhere, kprof/enable = 0), else -EBUSY.
@@ -38,8 +40,9 @@
 #include "kprof_internal.h"
 
 #define BENCH_MAX_ITERS		100000000U
-#define BENCH_ROUND_NS		NSEC_PER_MSEC	/* a key_on round, about */
-#define BENCH_MIN_CHUNK		16U
+#define BENCH_SECTION_NS	NSEC_PER_MSEC	/* a key_on section, about */
+#define BENCH_MIN_SECTION	16U
+#define BENCH_MAX_ROUNDS	50U
 #define BENCH_INSTANCE		"kprof_bench"
 
 enum { B_BASE, B_OFF, B_ON, B_NR };
@@ -47,7 +50,7 @@ static const char * const state_names[B_NR] = { "baseline", "key_off", "key_on" 
 
 static DEFINE_MUTEX(bench_mutex);
 static struct {
-	unsigned int iters, rounds, chunk;
+	unsigned int iters, rounds, chunk, section;
 	u64 min_ps[B_NR], med_ps[B_NR], max_ps[B_NR];	/* per iteration */
 } result;
 
@@ -88,38 +91,60 @@ static int bench_listen(struct trace_array *tr, bool on)
 	return trace_array_set_clr_event(tr, "kprof", "kprof_batch", on);
 }
 
+/* @n iterations in @state, in sections with preemption points between. */
+static int bench_loop(struct kprof_dev *dev, int state, unsigned int n,
+		      unsigned int section, u32 *acc, u64 *ns)
+{
+	unsigned int done, this;
+
+	*ns = 0;
+	for (done = 0; done < n; done += this) {
+		this = min(section, n - done);
+		preempt_disable();
+		if (state == B_BASE)
+			*ns += bench_loop_base(dev, this, acc);
+		else
+			*ns += bench_loop_hooked(dev, this, acc);
+		preempt_enable();
+		if (signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
+}
+
 /* One round of @n iterations in @state; its time in ns through @ns. */
 static int bench_round(struct kprof_dev *dev, struct trace_array *tr, int state,
-		       unsigned int n, u32 *acc, u64 *ns)
+		       unsigned int n, unsigned int section, u32 *acc, u64 *ns)
 {
-	int ret;
+	int ret, ret2 = 0;
 
 	if (state == B_ON) {
 		ret = bench_listen(tr, true);
 		if (ret)
 			return ret;
 	}
-	preempt_disable();
-	if (state == B_BASE)
-		*ns = bench_loop_base(dev, n, acc);
-	else
-		*ns = bench_loop_hooked(dev, n, acc);
-	preempt_enable();
-	return state == B_ON ? bench_listen(tr, false) : 0;
+	ret = bench_loop(dev, state, n, section, acc, ns);
+	if (state == B_ON)
+		ret2 = bench_listen(tr, false);
+	return ret ?: ret2;
 }
 
-/* Iterations per round: a key_on round of about BENCH_ROUND_NS. */
-static int bench_chunk(struct kprof_dev *dev, struct trace_array *tr,
-		       unsigned int n, u32 *acc, unsigned int *chunk)
+/* Iterations per section: a key_on section of about BENCH_SECTION_NS. */
+static int bench_section(struct kprof_dev *dev, struct trace_array *tr,
+			 u32 *acc, unsigned int *section)
 {
 	u64 ns, per_iter;
-	int ret;
+	int i, ret;
 
-	ret = bench_round(dev, tr, B_ON, BENCH_MIN_CHUNK, acc, &ns);
-	if (ret)
-		return ret;
-	per_iter = max_t(u64, div_u64(ns, BENCH_MIN_CHUNK), 1);
-	*chunk = clamp_t(u64, div64_u64(BENCH_ROUND_NS, per_iter), BENCH_MIN_CHUNK, n);
+	/* The first run is cold (cache, first event of the instance). */
+	for (i = 0; i < 2; i++) {
+		ret = bench_round(dev, tr, B_ON, BENCH_MIN_SECTION, BENCH_MIN_SECTION, acc, &ns);
+		if (ret)
+			return ret;
+	}
+	per_iter = max_t(u64, div_u64(ns, BENCH_MIN_SECTION), 1);
+	*section = clamp_t(u64, div64_u64(BENCH_SECTION_NS, per_iter), BENCH_MIN_SECTION, U32_MAX);
 	return 0;
 }
 
@@ -130,10 +155,10 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int bench_rounds(struct kprof_dev *dev, struct trace_array *tr,
-			unsigned int n, unsigned int chunk, u64 **ps, u32 *acc)
+static int bench_rounds(struct kprof_dev *dev, struct trace_array *tr, unsigned int n,
+			unsigned int rounds, unsigned int section, u64 **ps, u32 *acc)
 {
-	unsigned int rounds = DIV_ROUND_UP(n, chunk), r, i;
+	unsigned int chunk = DIV_ROUND_UP(n, rounds), r, i;
 	u64 ns;
 	int ret;
 
@@ -143,14 +168,11 @@ static int bench_rounds(struct kprof_dev *dev, struct trace_array *tr,
 		for (i = 0; i < B_NR; i++) {
 			int s = (r + i) % B_NR;
 
-			ret = bench_round(dev, tr, s, this, acc, &ns);
+			ret = bench_round(dev, tr, s, this, section, acc, &ns);
 			if (ret)
 				return ret;
 			ps[s][r] = div_u64(ns * 1000, this);
 		}
-		if (signal_pending(current))
-			return -EINTR;
-		cond_resched();
 	}
 	for (i = 0; i < B_NR; i++) {
 		sort(ps[i], rounds, sizeof(u64), cmp_u64, NULL);
@@ -161,6 +183,7 @@ static int bench_rounds(struct kprof_dev *dev, struct trace_array *tr,
 	result.iters = n;
 	result.rounds = rounds;
 	result.chunk = chunk;
+	result.section = section;
 	return 0;
 }
 
@@ -169,7 +192,7 @@ static int bench_run(unsigned int n)
 	u64 *ps[B_NR] = {};
 	struct trace_array *tr;
 	struct kprof_dev *dev;
-	unsigned int chunk;
+	unsigned int section, rounds;
 	u32 acc = 1;
 	int i, ret;
 
@@ -183,17 +206,19 @@ static int bench_run(unsigned int n)
 		ret = -ENOMEM;
 		goto out_dev;
 	}
-	ret = bench_chunk(dev, tr, n, &acc, &chunk);
+	ret = bench_section(dev, tr, &acc, &section);
 	if (ret)
 		goto out_tr;
+	/* As many rounds as sections, within BENCH_MAX_ROUNDS; at least 1. */
+	rounds = clamp_t(unsigned int, DIV_ROUND_UP(n, section), 1, min(n, BENCH_MAX_ROUNDS));
 	for (i = 0; i < B_NR; i++) {
-		ps[i] = kvmalloc_array(DIV_ROUND_UP(n, chunk), sizeof(u64), GFP_KERNEL);
+		ps[i] = kvmalloc_array(rounds, sizeof(u64), GFP_KERNEL);
 		if (!ps[i]) {
 			ret = -ENOMEM;
 			goto out_ps;
 		}
 	}
-	ret = bench_rounds(dev, tr, n, chunk, ps, &acc);
+	ret = bench_rounds(dev, tr, n, rounds, section, ps, &acc);
 out_ps:
 	for (i = 0; i < B_NR; i++)
 		kvfree(ps[i]);
@@ -225,8 +250,8 @@ static int bench_show(struct seq_file *m, void *v)
 		seq_puts(m, "no run yet: write an iteration count, e.g. 1000000\n");
 		goto out;
 	}
-	seq_printf(m, "iterations: %u\nrounds: %u of %u iterations per state, interleaved\n",
-		   result.iters, result.rounds, result.chunk);
+	seq_printf(m, "iterations: %u\nrounds: %u of %u iterations per state, interleaved, in sections of %u\n",
+		   result.iters, result.rounds, result.chunk, result.section);
 	for (s = 0; s < B_NR; s++) {
 		/* per-mille of the baseline's minimum, integer only */
 		u64 ratio = div64_u64(result.min_ps[s] * 10000,

@@ -9,8 +9,9 @@
  * The hard handler only acknowledges and wakes the IRQ thread
  * (irq/N-kprof_pktproc), which drains what the ring held when it started,
  * in passes of at most batch packets: a fixed pass_overhead_ns per pass,
- * then work_ns of checksumming per packet. With batch=1 every packet pays the pass overhead, which is
- * the per-packet-versus-batched cost kprof shows.
+ * then work_ns of checksumming per packet. With batch=1 every packet pays
+ * the pass overhead, which is the per-packet-versus-batched cost kprof
+ * shows.
  *
  * With nowake_every=N the hard handler handles every Nth IRQ itself and
  * returns IRQ_HANDLED without waking the thread (as a driver does for a

@@ -6,10 +6,14 @@
  * by the timer and by the threads, IRQs are entered and exited by the timer
  * and the threads, thread runs begin from the threads. Whatever lands
  * between another hook's clock read and its use must never produce a
- * negative (wrapped) or clamped delta. Runs from insmod to rmmod.
+ * negative (wrapped) or clamped delta. Writing N to
+ * /sys/kernel/debug/kprof_stress/run races for N seconds and returns when
+ * every source has stopped, so that a reader can open and close its window
+ * while the device is quiet.
  */
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
@@ -35,12 +39,15 @@ module_param(timer_us, uint, 0444);
 MODULE_PARM_DESC(timer_us, "hrtimer period in us (default 100)");
 
 static struct kprof_dev *kdev;
+static struct dentry *dir;
+static DEFINE_MUTEX(run_mutex);
 static const char * const spans[] = { "race", NULL };
 
 struct stress_cpu {
 	struct hrtimer timer;
 	struct task_struct *thread;
 };
+
 static DEFINE_PER_CPU(struct stress_cpu, stress);
 
 static enum hrtimer_restart stress_timer(struct hrtimer *t)
@@ -87,6 +94,7 @@ static void stress_stop(void)
 
 		if (s->thread)
 			kthread_stop(s->thread);
+		s->thread = NULL;
 		hrtimer_cancel(&s->timer);
 	}
 }
@@ -96,6 +104,60 @@ static void stress_start_timer(void *unused)
 	hrtimer_start(&this_cpu_ptr(&stress)->timer, ns_to_ktime((u64)timer_us * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
+
+static int stress_start(void)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		struct stress_cpu *s = per_cpu_ptr(&stress, cpu);
+
+		s->thread = kthread_create_on_cpu(stress_thread, NULL, cpu, "kprof_stress/%u");
+		if (IS_ERR(s->thread)) {
+			int ret = PTR_ERR(s->thread);
+
+			s->thread = NULL;
+			stress_stop();
+			return ret;
+		}
+		wake_up_process(s->thread);
+	}
+	on_each_cpu(stress_start_timer, NULL, 1);
+	return 0;
+}
+
+/* Race for the number of seconds written, then stop everything. */
+static ssize_t run_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	unsigned int secs;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 10, &secs);
+	if (ret)
+		return ret;
+	if (!secs || secs > 600)
+		return -EINVAL;
+	mutex_lock(&run_mutex);
+	cpus_read_lock();
+	ret = stress_start();
+	cpus_read_unlock();
+	if (!ret) {
+		msleep_interruptible(secs * MSEC_PER_SEC);
+		cpus_read_lock();
+		stress_stop();
+		cpus_read_unlock();
+	}
+	mutex_unlock(&run_mutex);
+	return ret ? ret : count;
+}
+
+static const struct file_operations run_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = run_write,
+	.llseek = noop_llseek,
+};
 
 static int __init stress_init(void)
 {
@@ -107,34 +169,18 @@ static int __init stress_init(void)
 	kdev = kprof_dev_register("stress", &info);
 	if (IS_ERR(kdev))
 		return PTR_ERR(kdev);
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		struct stress_cpu *s = per_cpu_ptr(&stress, cpu);
-
-		kprof_hrtimer_setup(&s->timer, stress_timer, CLOCK_MONOTONIC,
-				    HRTIMER_MODE_REL_PINNED_HARD);
-		s->thread = kthread_create_on_cpu(stress_thread, NULL, cpu, "kprof_stress/%u");
-		if (IS_ERR(s->thread)) {
-			int ret = PTR_ERR(s->thread);
-
-			s->thread = NULL;
-			stress_stop();
-			cpus_read_unlock();
-			kprof_dev_unregister(kdev);
-			return ret;
-		}
-		wake_up_process(s->thread);
-	}
-	on_each_cpu(stress_start_timer, NULL, 1);
-	cpus_read_unlock();
+	for_each_possible_cpu(cpu)
+		kprof_hrtimer_setup(&per_cpu_ptr(&stress, cpu)->timer, stress_timer,
+				    CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("run", 0200, dir, NULL, &run_fops);
 	return 0;
 }
 
 static void __exit stress_exit(void)
 {
-	cpus_read_lock();
-	stress_stop();
-	cpus_read_unlock();
+	/* Waits for a run in progress: its writer holds the module. */
+	debugfs_remove_recursive(dir);
 	kprof_dev_unregister(kdev);
 }
 

@@ -1,11 +1,15 @@
-# kprof.ko: bad writes get EINVAL and change nothing; modes are root-only.
+# kprof.ko: bad writes get EINVAL (a number too large for its type ERANGE)
+# and change nothing; modes are root-only.
 . /tests/lib.sh
 
 load kprof
 load kprof_pktproc
-for v in 2 -1 abc "" 1x 99999999999; do
+for v in 2 -1 abc "" 1x; do
 	expect_einval "$v" $KP/enable
 done
+expect_erange 99999999999 $KP/enable
+expect_erange 99999999999 $KP/pktproc-q0/reset
+expect_erange 99999999999 $KP/bench
 for v in 0 2 -1 abc; do
 	expect_einval "$v" $KP/pktproc-q0/reset
 done

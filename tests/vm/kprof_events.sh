@@ -7,18 +7,20 @@ insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=500 batch=8 \
 	irq_coalesce=1 work_ns=1000 pass_overhead_ns=2000 || fail "insmod pktproc"
 DEVS="pktproc-q0 pktproc-q1"
 
-# 1. Nobody listening: the hooks are NOPs. No counter moves, no event.
+# 1. Nobody listening: the hooks are NOPs. No hook's slow path runs
+# (hook_calls counts every entry into one), no counter moves, no event is
+# emitted (the seq counts stay 0).
 expect_eq "enable" "$(cat $KP/enable)" 0
-echo 1 >"$TR/tracing_on"
-echo >"$TR/trace"
 run_traffic 1
 [ "$(pp_stat processed)" -gt 100 ] || fail "sample processed only $(pp_stat processed) packets"
 for d in $DEVS; do
-	for c in irqs thread_runs unpaired_runs coalesced batches packets spans; do
+	for c in hook_calls irqs wakes thread_runs unpaired_runs coalesced batches packets spans backwards; do
 		expect_eq "$d $c while off" "$(counter $d $c)" 0
 	done
+	for e in kprof_irq_thread_latency kprof_irq_handler kprof_batch kprof_span; do
+		expect_eq "$d $e emitted while off" "$(emitted $d $e)" 0
+	done
 done
-expect_eq "kprof events in the top-level buffer while off" "$(grep -c 'kprof_' $TR/trace || true)" 0
 
 # 2. Enable the events in our own instance: timestamps, counters, events.
 I=$TR/instances/kprof_test
@@ -42,6 +44,11 @@ for d in $DEVS; do
 	irqs=$(counter $d irqs)
 	[ "$irqs" -gt 500 ] || fail "$d: only $irqs IRQs in 3 s at 500 pps"
 	expect_eq "$d irq_handler events = irqs" "$(count_events /tmp/dev.txt kprof_irq_handler)" "$irqs"
+	# kprof counts what it emits: the last seq of each event = the events.
+	for e in kprof_irq_thread_latency kprof_irq_handler kprof_batch kprof_span; do
+		expect_eq "$d $e emitted = events" "$(emitted $d $e)" "$(count_events /tmp/dev.txt $e)"
+	done
+	expect_eq "$d wakes = irqs (pktproc wakes for every IRQ)" "$(counter $d wakes)" "$irqs"
 	paired=$(($(counter $d thread_runs) - $(counter $d unpaired_runs)))
 	expect_eq "$d irq_thread events = paired thread runs" \
 		"$(count_events /tmp/dev.txt kprof_irq_thread_latency)" "$paired"
@@ -50,11 +57,9 @@ for d in $DEVS; do
 	expect_eq "$d latency irq_thread count" "$(lat_count $d irq_thread_latency)" "$paired"
 	expect_eq "$d latency batch count" "$(lat_count $d batch)" "$(counter $d batches)"
 	expect_eq "$d latency span count" "$(lat_count $d span:packet)" "$(counter $d spans)"
-	# Every IRQ is served by exactly one thread run: the first of a run
-	# plus those coalesced into it.
-	served=$(grep ' kprof_irq_thread_latency: ' /tmp/dev.txt |
-		sed 's/.* coalesced=\([0-9]*\).*/\1/' | awk '{ s += $1 + 1 } END { print s + 0 }')
-	expect_eq "$d IRQs served by thread runs" "$served" "$irqs"
+	# Every woken IRQ is served by exactly one thread run: the first of a
+	# run plus those coalesced into it.
+	expect_eq "$d IRQs served by thread runs" "$(sum_served /tmp/dev.txt)" "$(counter $d wakes)"
 	expect_eq "$d coalesced counter" "$(grep ' kprof_irq_thread_latency: ' /tmp/dev.txt |
 		sed 's/.* coalesced=\([0-9]*\).*/\1/' | awk '{ s += $1 } END { print s + 0 }')" "$(counter $d coalesced)"
 	expect_eq "$d packets counter = processed" "$(counter $d packets)" "$(counter $d spans)"
@@ -104,23 +109,44 @@ grep 'dev=pktproc-q0 ' "$I/trace" >/tmp/dev.txt || true
 co=$(counter pktproc-q0 coalesced)
 echo "coalesced IRQs with a slow thread: $co of $(counter pktproc-q0 irqs)"
 [ "$co" -gt 0 ] || fail "no IRQs coalesced although the thread is slower than the IRQ rate"
-served=$(grep ' kprof_irq_thread_latency: ' /tmp/dev.txt |
-	sed 's/.* coalesced=\([0-9]*\).*/\1/' | awk '{ s += $1 + 1 } END { print s + 0 }')
-expect_eq "IRQs served under coalescing" "$served" "$(counter pktproc-q0 irqs)"
-# Measured from the first unserviced IRQ, not the latest: 1 ms apart here.
+expect_eq "IRQs served under coalescing" "$(sum_served /tmp/dev.txt)" "$(counter pktproc-q0 wakes)"
+# Measured from the first unserved IRQ, not the latest: the IRQs are 1 ms
+# apart, and exactly "coalesced" IRQ entries must follow the claimed one.
 check_irq_match /tmp/dev.txt "coalesced IRQ entries (+-400 us)" 400000
+
+# 4b. IRQs handled in the primary handler without a wake bill no thread run:
+# every 3rd IRQ returns IRQ_HANDLED; Σ(coalesced + 1) = the wakes, exactly.
+echo 3 >"$PP/nowake_every"
+echo 2000 >"$PP/work_ns"
+echo 1 >"$KP/pktproc-q0/reset"
+irq0=$(pp_stat irqs) wake0=$(pp_stat wakes)
+echo 1 >"$I/events/kprof/enable"
+echo >"$I/trace"
+run_traffic 2
+echo 0 >"$I/events/kprof/enable"
+echo 0 >"$PP/nowake_every"
+grep 'dev=pktproc-q0 ' "$I/trace" >/tmp/dev.txt || true
+irqs=$(counter pktproc-q0 irqs) wakes=$(counter pktproc-q0 wakes)
+echo "nowake_every=3: irqs=$irqs wakes=$wakes"
+expect_eq "kprof irqs = pktproc irqs" "$irqs" "$(($(pp_stat irqs) - irq0))"
+expect_eq "kprof wakes = pktproc wakes" "$wakes" "$(($(pp_stat wakes) - wake0))"
+[ "$wakes" -lt "$irqs" ] || fail "no IRQ was handled without a wake"
+expect_eq "IRQs served = wakes (not irqs)" "$(sum_served /tmp/dev.txt)" "$wakes"
+expect_eq "irq_handler events = irqs" "$(count_events /tmp/dev.txt kprof_irq_handler)" "$irqs"
+expect_eq "conservation with nowake" "$(pp_stat rx_packets)" "$(($(pp_stat processed) + $(pp_stat dropped)))"
 
 # 5. Off again: the key is off, counters stand still.
 echo 1 >"$KP/pktproc-q0/reset"
 run_traffic 1
 expect_eq "irqs after all listeners left" "$(counter pktproc-q0 irqs)" 0
 
-# 6. debugfs collection without tracing counts, and emits no event.
-echo >"$I/trace"
+# 6. debugfs collection without tracing counts, and emits no event: the
+# seq counts do not move while only enable=1 holds the key.
+seq0=$(cat "$KP/pktproc-q0/emitted")
 echo 1 >"$KP/enable"
 run_traffic 1
 [ "$(counter pktproc-q0 irqs)" -gt 0 ] || fail "enable=1 collected nothing"
-expect_eq "events with only enable=1" "$(grep -c kprof_ $I/trace || true)" 0
+expect_eq "events emitted with only enable=1" "$(cat "$KP/pktproc-q0/emitted")" "$seq0"
 echo 0 >"$KP/enable"
 rmdir "$I"
 rmmod kprof_pktproc

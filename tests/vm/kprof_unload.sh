@@ -14,8 +14,9 @@ exec 3<"$KP/pktproc-q0/counters"
 rmmod kprof_pktproc || fail "rmmod pktproc under load with events on"
 echo "ok: pktproc unloaded under load, events enabled, counters held open"
 if cat <&3 >/dev/null 2>&1; then
-	echo "note: read of a removed device's file returned data"
+	fail "a read of a removed device's file returned data"
 fi
+echo "ok: a read of a removed device's open file fails"
 exec 3<&-
 [ ! -e "$KP/pktproc-q0" ] || fail "device directory survived unregister"
 
@@ -35,9 +36,13 @@ exec 4<&-
 rmmod kprof || fail "rmmod kprof after closing its file"
 echo "ok: kprof refuses rmmod while its file is open, unloads after close"
 
-# Load again: no stale state.
+# Load again after unloading with enable=1 and events on: no stale state,
+# the key is off (no hook's slow path runs under traffic).
 load kprof
 load kprof_pktproc
 expect_eq "enable after reload" "$(cat $KP/enable)" 0
+run_traffic 1
+[ "$(pp_stat irqs)" -gt 0 ] || fail "no traffic"
+expect_eq "hook_calls after reload" "$(counter pktproc-q0 hook_calls)" 0
 rmmod kprof_pktproc
 rmmod kprof

@@ -25,11 +25,16 @@ if grep -q 'events, .* missed' /tmp/l.err /tmp/l.json; then fail "progress line 
 grep -q '^lost false$' /tmp/l.txt || fail "events were lost in a quiet run"
 expect_eq "missed" "$(sed -n 's/^missed_total //p' /tmp/l.txt)" 0
 [ "$(sed -n 's/^events_read //p' /tmp/l.txt)" -gt 2000 ] || fail "too few events read"
-# Every cross-check agrees: events read = counter movement.
+# Under live traffic, nothing lost: every event kprof.ko emitted while
+# kprofctl collected was read, exactly (seq window), and every record the
+# ring buffers handed over was decoded.
 [ "$(grep -c '^check ' /tmp/l.txt)" -eq 8 ] || fail "expected 4 events x 2 devices in the cross-check"
 grep '^check ' /tmp/l.txt | while read -r _ dev ev got want; do
-	[ "$got" = "$want" ] || fail "$dev $ev: read $got events, counter moved $want"
+	[ "$got" = "$want" ] || fail "$dev $ev: read $got events, kprof.ko emitted $want"
+	[ "$want" -gt 0 ] || fail "$dev $ev: nothing emitted in the window"
 done
+expect_eq "not_read" "$(sed -n 's/^not_read //p' /tmp/l.txt)" 0
+expect_eq "buffer_lost" "$(sed -n 's/^buffer_lost //p' /tmp/l.txt)" 0
 # Counts and exact min/max equal the module's own histogram (the same samples).
 for d in pktproc-q0 pktproc-q1; do
 	for k in irq_thread_latency:irq_thread_latency irq_handler:irq_handler batch:batch span:packet:span:packet; do
@@ -56,10 +61,23 @@ wait $pid
 cat /tmp/l.txt
 grep -q '^irq_thread_latency  *pktproc-q0  *all ' /tmp/l.txt || fail "no all-CPU row in the text report"
 grep -q '^irq_thread_latency  *pktproc-q0  *[01] ' /tmp/l.txt || fail "no per-CPU row in the text report"
-grep -q 'lost events per CPU' /tmp/l.txt || fail "no loss line in the text report"
+grep -q 'ring buffer per CPU' /tmp/l.txt || fail "no loss line in the text report"
+grep -q 'cross-check (events read / emitted' /tmp/l.txt || fail "no cross-check in the text report"
 grep -q '|#' /tmp/l.txt || fail "no histogram bars"
-kprofctl latency -d 1s --csv --device pktproc-q1 -e batch >/tmp/l.csv 2>/dev/null
+# CSV with filters, under traffic: rows only for batch on pktproc-q1, and
+# there are some. An event kprofctl enable left on in the instance (span)
+# is no row either.
+kprofctl enable kprof_span >/dev/null
+kprofctl latency -d 3s --csv --device pktproc-q1 -e batch >/tmp/l.csv 2>/tmp/csv.err &
+pid=$!
+sleep 1
+run_traffic 1
+wait $pid || fail "CSV run: $(cat /tmp/csv.err)"
+kprofctl disable 'kprof:*' >/dev/null
+rmdir "$TR/instances/kprof"
+cat /tmp/l.csv
 head -n 1 /tmp/l.csv | grep -q '^event,device,cpu,count,min_us' || fail "bad CSV header"
+grep -q '^batch,pktproc-q1,all,[1-9]' /tmp/l.csv || fail "no batch row for pktproc-q1 under traffic"
 if grep -v '^event' /tmp/l.csv | grep -v '^batch,pktproc-q1,'; then fail "CSV has rows outside the filters"; fi
 
 # An overrun: a 4 KiB buffer against a fast device. The report says so.
@@ -76,5 +94,24 @@ echo "overrun run: $(grep -E '^(missed_total|events_read|lost)' /tmp/o.txt | tr 
 [ "$(sed -n 's/^missed_total //p' /tmp/o.txt)" -gt 0 ] || fail "no missed events reported with a 4 KiB buffer"
 grep -q '^lost true$' /tmp/o.txt || fail "JSON does not flag the loss"
 grep -q 'WARNING: .* events lost' /tmp/o.err || fail "no warning line on stderr: $(cat /tmp/o.err)"
+[ "$(sed -n 's/^buffer_lost //p' /tmp/o.txt)" -gt 0 ] || fail "the ring buffer's loss is not reported"
+[ "$(sed -n 's/^not_read //p' /tmp/o.txt)" -gt 0 ] || fail "the seq window does not show the loss"
+
+# A filter loses events too, and is reported as loss, never as expected.
+echo 2000 >"$PP/rate_pps"
+kprofctl enable kprof_batch --filter 'packets > 1' >/dev/null
+kprofctl latency -d 4s --json >/tmp/f.json 2>/tmp/f.err &
+pid=$!
+wait_collecting
+run_traffic 2
+wait $pid
+kprofctl disable 'kprof:*' >/dev/null
+awk -f /tests/kprofctl_json.awk /tmp/f.json >/tmp/f.txt
+grep '^check .* kprof_batch ' /tmp/f.txt
+set -- $(grep '^check pktproc-q0 kprof_batch ' /tmp/f.txt)
+[ "$4" -lt "$5" ] || fail "a filtered event shows no loss: read $4 of $5"
+grep -q '^lost true$' /tmp/f.txt || fail "JSON does not flag the filtered events as lost"
+expect_eq "buffer_lost with a filter" "$(sed -n 's/^buffer_lost //p' /tmp/f.txt)" 0
+if grep -q expected /tmp/f.json /tmp/f.err; then fail "a loss is called expected"; fi
 rmmod kprof_pktproc
 rmmod kprof

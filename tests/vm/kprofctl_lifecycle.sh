@@ -41,8 +41,19 @@ echo "ok: SIGINT restored the state (no instance)"
 
 # SIGINT on an instance that persists (from kprofctl enable): every knob
 # latency changed is put back.
-kprofctl enable 'kprof:kprof_batch' --filter 'packets > 1' || fail "enable"
+kprofctl enable 'kprof:kprof_batch' --filter 'packets > 0' || fail "enable"
 expect_eq "persisted enable" "$(cat $TR/instances/kprof/events/kprof/kprof_batch/enable)" 1
+# Its buffer holds events nobody read: latency refuses to discard them.
+sleep 0.5
+set +e
+kprofctl latency -d 1s >/dev/null 2>/tmp/err; rc=$?
+set -e
+expect_eq "exit status on an instance with unread events" "$rc" 1
+grep -q 'unread events' /tmp/err || fail "unclear refusal: $(cat /tmp/err)"
+[ "$(grep -c kprof_batch $TR/instances/kprof/trace)" -gt 0 ] || fail "the refused run discarded the events"
+echo "ok: unread events in an existing instance are not discarded"
+echo 1 >"$PP/stop"
+echo >$TR/instances/kprof/trace
 snapshot /tmp/s0
 kprofctl latency -b 128 -c 1 -e span irq_handler >/tmp/out 2>&1 &
 pid=$!
@@ -57,6 +68,27 @@ echo "ok: SIGTERM restored the persistent instance"
 kprofctl disable 'kprof:*' >/dev/null
 expect_eq "filter cleared by disable" "$(cat $TR/instances/kprof/events/kprof/kprof_batch/filter)" none
 rmdir $TR/instances/kprof
+echo 1 >"$PP/start"
+
+# SIGHUP (the terminal went away) ends a run like SIGINT; a second signal
+# abandons the report, and the events are still disabled on the way out.
+for sigs in HUP "INT INT"; do
+	snapshot /tmp/s0
+	kprofctl latency >/tmp/out 2>&1 &
+	pid=$!
+	wait_collecting
+	for sig in $sigs; do kill -$sig $pid; done
+	set +e
+	wait $pid
+	rc=$?
+	set -e
+	snapshot /tmp/s1
+	diff /tmp/s0 /tmp/s1 || fail "tracefs state differs after SIG $sigs"
+	for e in $TR/events/kprof/*/; do
+		expect_eq "top-level $(basename $e) after SIG $sigs" "$(cat $e/enable)" 0
+	done
+	echo "ok: SIG $sigs left every event disabled (exit $rc)"
+done
 
 # SIGKILL leaves a stale instance; the next run cleans it and works.
 snapshot /tmp/s0

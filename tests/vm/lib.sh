@@ -40,15 +40,27 @@ pp_stat() {
 	sed -n "s/^$1: //p" "$PP/stats"
 }
 
-# expect_einval VALUE FILE: the write must fail and leave FILE's content alone
-expect_einval() {
+# expect_errno VALUE FILE MESSAGE: the write must fail with the errno whose
+# text is MESSAGE and leave FILE's content alone
+expect_errno() {
 	before=$(cat "$2" 2>/dev/null || true)
-	if printf '%s\n' "$1" >"$2" 2>/dev/null; then
+	if (echo "$1" >"$2") 2>/tmp/errno.txt; then
 		fail "writing '$1' to $2 succeeded"
 	fi
+	grep -q "$3" /tmp/errno.txt || fail "writing '$1' to $2: want '$3', got '$(cat /tmp/errno.txt)'"
 	after=$(cat "$2" 2>/dev/null || true)
 	[ "$before" = "$after" ] || fail "failed write of '$1' changed $2: '$before' -> '$after'"
-	echo "ok: '$1' rejected by $2"
+	echo "ok: '$1' rejected by $2 ($3)"
+}
+
+# expect_einval VALUE FILE
+expect_einval() {
+	expect_errno "$1" "$2" "Invalid argument"
+}
+
+# expect_erange VALUE FILE: a number too large for the file
+expect_erange() {
+	expect_errno "$1" "$2" "out of range"
 }
 
 # run_traffic SECONDS: start the sample, wait, stop (stop drains the rings)
@@ -68,12 +80,26 @@ count_events() {
 # (at least one) for TCG stalls between a hook's clock read and the event's
 # timestamp.
 check_irq_match() {
-	r=$(awk -v TOL="${3:-500000}" -f /tests/match_irq.awk "$1" 2>/dev/null)
+	r=$(awk -v TOL="${3:-500000}" -f /tests/match_irq.awk "$1" 2>/tmp/match.err)
 	echo "$2: $r"
+	head -n 5 /tmp/match.err
 	set -- $r "$2"
-	[ "$2" -gt 0 ] || fail "$5: no thread event matched an IRQ entry"
-	# 1 % of the samples, and at least one, may miss.
-	[ "$4" -le 1 ] || [ $(($4 * 100)) -le "$2" ] || fail "$5: $4 of $(($2 + $4)) thread events claim no real IRQ entry"
+	[ "$2" -gt 0 ] || fail "$7: no thread event matched an IRQ entry"
+	# 1 % of the samples, and at least one, may miss or miscount.
+	[ "$4" -le 1 ] || [ $(($4 * 100)) -le "$2" ] || fail "$7: $4 of $(($2 + $4)) thread events claim no real IRQ entry"
+	[ "$6" -le 1 ] || [ $(($6 * 100)) -le "$2" ] || fail "$7: $6 of $2 thread events are not measured from their first IRQ"
+}
+
+# sum_served FILE: Σ(coalesced + 1) over the thread events: the woken
+# IRQs their runs served
+sum_served() {
+	grep ' kprof_irq_thread_latency: ' "$1" | sed 's/.* coalesced=\([0-9]*\).*/\1/' |
+		awk '{ s += $1 + 1 } END { print s + 0 }'
+}
+
+# emitted DEV EVENT: the seq of DEV's last EVENT (kprof/<dev>/emitted)
+emitted() {
+	sed -n "s/^$2: //p" "$KP/$1/emitted"
 }
 
 # batch_stats DEV: "passes packets total_ns" from kprof's batch histogram

@@ -1,8 +1,13 @@
 # Check kprof_irq_thread_latency against kprof_irq_handler for one device,
 # in a trace taken with trace_clock=mono (the clock kprof stamps with).
-# Every thread event claims its first unserviced IRQ entered at
-# E = ts - delta_ns; an irq_handler event must show that entry
-# (ts - duration_ns) within TOL ns. Prints "matched N unmatched M".
+# Every thread event claims its first unserved IRQ entered at
+# E = ts - delta_ns. Two checks per claim:
+#  - an irq_handler event shows an entry (ts - duration_ns) within TOL ns
+#    of E (matched, else unmatched);
+#  - exactly "coalesced" further IRQ entries lie after that entry and
+#    before the thread event: the claim is the first of the IRQs the run
+#    served, not the latest (else miscounted).
+# Prints "matched N unmatched M miscounted K".
 function ts_ns(    i) {
 	for (i = 1; i <= NF; i++)
 		if ($i ~ /^kprof_/) {
@@ -23,20 +28,34 @@ function field(name,    i) {
 	t = ts_ns()
 	if (ev == "kprof_irq_handler:")
 		h[nh++] = t - field("duration_ns")
-	else if (ev == "kprof_irq_thread_latency:")
-		claim[nc++] = t - field("delta_ns")
+	else if (ev == "kprof_irq_thread_latency:") {
+		claim[nc] = t - field("delta_ns")
+		at[nc] = t
+		co[nc++] = field("coalesced")
+	}
 }
 END {
 	j = 0
 	for (c = 0; c < nc; c++) {
 		while (j < nh && h[j] < claim[c] - TOL)
 			j++
-		if (j < nh && h[j] <= claim[c] + TOL)
-			ok++
-		else {
+		if (!(j < nh && h[j] <= claim[c] + TOL)) {
 			bad++
 			printf "unmatched claim at %.0f ns, nearest entries %.0f %.0f\n", claim[c], h[j - 1], h[j] > "/dev/stderr"
+			continue
+		}
+		ok++
+		# the nearest entry to the claim, then the entries after it
+		k = j
+		if (k + 1 < nh && h[k + 1] <= claim[c] + TOL && h[k + 1] - claim[c] < claim[c] - h[k])
+			k++
+		n = 0
+		for (m = k + 1; m < nh && h[m] <= at[c]; m++)
+			n++
+		if (n != co[c]) {
+			miscount++
+			printf "claim at %.0f ns: %d later IRQ entries before the thread, coalesced=%d\n", claim[c], n, co[c] > "/dev/stderr"
 		}
 	}
-	printf "matched %d unmatched %d\n", ok + 0, bad + 0
+	printf "matched %d unmatched %d miscounted %d\n", ok + 0, bad + 0, miscount + 0
 }

@@ -25,5 +25,21 @@ sleep 0.3
 rmmod kprof_pktproc 2>/dev/null || { wait; rmmod kprof_pktproc; } || fail "rmmod racing stop"
 wait || true
 echo 0 >"$I/events/kprof/enable"
+
+# kprof's state is consistent afterwards: a fresh device counts exactly
+# what it emits, and with every listener gone the key is off.
+insmod "$KPROF_MODDIR/kprof_pktproc.ko" rate_pps=1000 || fail "insmod after the unloads"
+echo >"$I/trace"
+echo 1 >"$I/events/kprof/enable"
+run_traffic 1
+echo 0 >"$I/events/kprof/enable"
+irqs=$(counter pktproc-q0 irqs)
+[ "$irqs" -gt 0 ] || fail "no IRQs counted after the unloads"
+expect_eq "irq_handler events = irqs after the unloads" "$(grep -c ' kprof_irq_handler: ' $I/trace)" "$irqs"
+expect_eq "emitted = irq_handler events" "$(emitted pktproc-q0 kprof_irq_handler)" "$irqs"
+echo 1 >"$KP/pktproc-q0/reset"
+run_traffic 0.5
+expect_eq "hook_calls with every listener gone" "$(counter pktproc-q0 hook_calls)" 0
+rmmod kprof_pktproc
 rmdir "$I"
 rmmod kprof

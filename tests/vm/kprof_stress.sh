@@ -1,0 +1,40 @@
+# Hooks of one device raced for 12 s from a kthread on each CPU and a hard
+# IRQ hrtimer on each CPU (tests/kmod/kprof_stress.c). No delta may be
+# negative (wrapped to ~1.8e19) or clamped to 0, and the in-kernel max
+# must be the max seen in the events: kprofctl reads them all.
+. /tests/lib.sh
+
+load kprof
+insmod "$KPROF_MODDIR/kprof_stress.ko" burst=2 sleep_us=1000 timer_us=500 || fail "insmod stress"
+# The race runs inside kprofctl's window, with the device quiet while the
+# events are switched on and off: the in-kernel histograms (reset once all
+# events are on) then hold exactly the samples the events carry.
+kprofctl latency -d 20s --json -b 8192 >/tmp/s.json 2>/tmp/s.err &
+pid=$!
+wait_collecting
+echo 1 >"$KP/stress/reset"
+echo 12 >/sys/kernel/debug/kprof_stress/run
+cp "$KP/stress/latency" /tmp/s.lat
+wait $pid || fail "kprofctl: $(cat /tmp/s.err)"
+expect_eq "backwards (samples dropped for a clock read before its start)" "$(counter stress backwards)" 0
+rmmod kprof_stress
+awk -f /tests/kprofctl_json.awk /tmp/s.json >/tmp/s.txt
+grep -E '^(stat|missed_total|events_read|lost|check)' /tmp/s.txt
+grep -q '^lost false$' /tmp/s.txt || fail "events were lost; the max cannot be compared"
+total=0
+for k in irq_thread_latency irq_handler batch span:race; do
+	set -- $(grep "^stat $k stress null " /tmp/s.txt)
+	[ $# -eq 7 ] || fail "no stats for $k"
+	count=$5 min=$6 max=$7
+	total=$((total + count))
+	[ "$min" -gt 0 ] || fail "$k: a delta of $min ns (clamped or wrapped)"
+	[ "$max" -lt 1000000000 ] || fail "$k: a delta of $max ns (negative, wrapped)"
+	kmax=$(grep "^$k count=" /tmp/s.lat | sed 's/.*max_ns=\([0-9]*\).*/\1/')
+	kmin=$(grep "^$k count=" /tmp/s.lat | sed 's/.*min_ns=\([0-9]*\).*/\1/')
+	expect_eq "$k in-kernel max = max of the events" "$kmax" "$max"
+	expect_eq "$k in-kernel min = min of the events" "$kmin" "$min"
+	expect_eq "$k in-kernel count = events" "$(grep "^$k count=" /tmp/s.lat | sed 's/.*count=\([0-9]*\).*/\1/')" "$count"
+	echo "ok: $k count=$count min=$min max=$max"
+done
+[ "$total" -gt 100000 ] || fail "only $total samples in 12 s"
+echo "ok: $total samples, every delta in (0, 1 s)"
