@@ -35,8 +35,8 @@ module_param(sleep_us, uint, 0444);
 MODULE_PARM_DESC(sleep_us, "thread sleep between bursts in us (default 500)");
 
 static unsigned int timer_us = 100;
-module_param(timer_us, uint, 0444);
-MODULE_PARM_DESC(timer_us, "hrtimer period in us (default 100)");
+module_param(timer_us, uint, 0644);
+MODULE_PARM_DESC(timer_us, "hrtimer period in us (default 100; takes effect at the next expiry)");
 
 static struct kprof_dev *kdev;
 static struct dentry *dir;

@@ -233,3 +233,14 @@ BOOST_AUTO_TEST_CASE(counters_file)
 	BOOST_TEST(d.at("spans") == 2u);	// reset in between: counted from 0
 	BOOST_TEST(d.at("new") == 3u);
 }
+
+// --device filters the unpaired thread runs too.
+BOOST_AUTO_TEST_CASE(counter_movement_by_device)
+{
+	const DeviceCounters c0 = {{"nic0", {{"unpaired_runs", 1}}}, {"nic1", {{"unpaired_runs", 5}}}};
+	const DeviceCounters c1 = {{"nic0", {{"unpaired_runs", 4}}}, {"nic1", {{"unpaired_runs", 6}}}, {"nic2", {}}};
+	BOOST_TEST(counter_moved(c0, c1, "unpaired_runs", std::nullopt) == 4u);
+	BOOST_TEST(counter_moved(c0, c1, "unpaired_runs", std::string("nic0")) == 3u);
+	BOOST_TEST(counter_moved(c0, c1, "unpaired_runs", std::string("nic1")) == 1u);
+	BOOST_TEST(counter_moved(c0, c1, "unpaired_runs", std::string("nic2")) == 0u);
+}

@@ -18,7 +18,7 @@ for v in 0 -1 abc 100000001; do
 done
 expect_eq "reset still works" "$(echo 1 >$KP/pktproc-q0/reset && echo done)" done
 
-for f in $KP/version $KP/pktproc-q0/counters $KP/pktproc-q0/latency $KP/pktproc-q0/spans; do
+for f in $KP/version $KP/pktproc-q0/counters $KP/pktproc-q0/latency $KP/pktproc-q0/emitted $KP/pktproc-q0/spans; do
 	expect_eq "mode of $f" "$(stat -c %a $f)" 400
 done
 for f in $KP/enable $KP/bench $KP/pktproc-q0/reset; do

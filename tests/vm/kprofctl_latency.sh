@@ -70,7 +70,7 @@ grep -q '|#' /tmp/l.txt || fail "no histogram bars"
 kprofctl enable kprof_span >/dev/null
 kprofctl latency -d 3s --csv --device pktproc-q1 -e batch >/tmp/l.csv 2>/tmp/csv.err &
 pid=$!
-sleep 1
+wait_collecting kprof kprof_batch
 run_traffic 1
 wait $pid || fail "CSV run: $(cat /tmp/csv.err)"
 kprofctl disable 'kprof:*' >/dev/null

@@ -90,6 +90,32 @@ for sigs in HUP "INT INT"; do
 	echo "ok: SIG $sigs left every event disabled (exit $rc)"
 done
 
+# SIGPIPE: the reader of the report went away. The instance is restored.
+snapshot /tmp/s0
+kprofctl latency -d 2s | true
+snapshot /tmp/s1
+diff /tmp/s0 /tmp/s1 || fail "tracefs state differs after SIGPIPE"
+echo "ok: SIGPIPE left the state as it was"
+
+# A reader holds the instance open, so it cannot be removed (EBUSY): the
+# settings are restored first all the same, and the next run removes it.
+kprofctl latency -b 64 >/tmp/out 2>&1 &
+pid=$!
+wait_collecting
+exec 5<"$TR/instances/kprof/trace_pipe"
+kill -INT $pid
+wait $pid || true
+[ -d "$TR/instances/kprof" ] || fail "the instance went away although a reader held it"
+for e in $TR/instances/kprof/events/kprof/*/; do
+	expect_eq "$(basename $e) in an instance that could not be removed" "$(cat $e/enable)" 0
+done
+[ "$(cat $TR/instances/kprof/buffer_size_kb | cut -d' ' -f1)" != 64 ] || fail "buffer size not restored"
+exec 5<&-
+kprofctl latency -d 1s >/dev/null 2>/tmp/err || fail "run after an unremovable instance: $(cat /tmp/err)"
+grep -q 'removed the instance' /tmp/err || fail "the next run did not remove it: $(cat /tmp/err)"
+[ ! -d "$TR/instances/kprof" ] || fail "instance still there"
+echo "ok: an instance held open is restored, and removed by the next run"
+
 # SIGKILL leaves a stale instance; the next run cleans it and works.
 snapshot /tmp/s0
 kprofctl latency >/dev/null 2>&1 &

@@ -28,8 +28,19 @@ kprofctl latency -d 1s >/dev/null 2>/tmp/err || fail "after SIGKILL: $(cat /tmp/
 grep -q 'killed kprofctl' /tmp/err || fail "no cleanup from /tmp/kprofctl: $(cat /tmp/err)"
 echo "ok: SIGKILL recovery through /tmp/kprofctl"
 
-# Nowhere to write: it still runs, and warns.
+# A state directory someone else could write into is not used.
 mkdir -p /out
+chmod 0777 /tmp/kprofctl
+rm -f /tmp/kprofctl/*
+mkdir /tmp/st
+chmod 0777 /tmp/st
+KPROFCTL_STATE_DIR=/tmp/st kprofctl latency -d 1s >/out/out 2>/out/err || fail "latency: $(cat /out/err)"
+[ -z "$(ls /tmp/st)" ] || fail "kprofctl used a world-writable state directory"
+grep -q 'no writable state directory' /out/err || fail "no warning for unsafe state directories: $(cat /out/err)"
+echo "ok: world-writable state directories are not used"
+chmod 0700 /tmp/kprofctl
+
+# Nowhere to write: it still runs, and warns.
 mount -t tmpfs tmpfs /out
 mount -t tmpfs -o ro tmpfs /tmp
 KPROFCTL_STATE_DIR=/proc/nope kprofctl latency -d 1s >/out/out 2>/out/err || fail "latency with no state dir: $(cat /out/err)"

@@ -111,11 +111,12 @@ batch_stats() {
 	echo "$c $(counter "$1" packets) $((c * m))"
 }
 
-# wait_collecting [INSTANCE]: wait (10 s at most) until kprofctl has
-# switched its events on, so that traffic starts inside its window.
+# wait_collecting [INSTANCE [EVENT]]: wait (10 s at most) until kprofctl
+# has switched its events on (EVENT, default kprof_span), so that traffic
+# starts inside its window.
 wait_collecting() {
 	n=0
-	until [ "$(cat "$TR/instances/${1:-kprof}/events/kprof/kprof_span/enable" 2>/dev/null)" = 1 ]; do
+	until [ "$(cat "$TR/instances/${1:-kprof}/events/kprof/${2:-kprof_span}/enable" 2>/dev/null)" = 1 ]; do
 		n=$((n + 1))
 		[ $n -lt 100 ] || fail "kprofctl did not start collecting within 10 s"
 		sleep 0.1

@@ -26,7 +26,9 @@ echo "ok: IRQ $irq has its thread irq/$irq-kprof_pktproc and a hard primary hand
 
 # Bad runtime values: EINVAL, nothing changes.
 for v in 0 -1 abc 2000 ""; do expect_einval "$v" "$PP/batch"; done
-for v in 0 -5 1000000 4294967296 x; do expect_einval "$v" "$PP/rate_pps"; done
+for v in 0 -5 1000000 x; do expect_einval "$v" "$PP/rate_pps"; done
+expect_erange 4294967296 "$PP/rate_pps"
+for v in -1 x 1000001; do expect_einval "$v" "$PP/nowake_every"; done
 for v in 0 1025 -1 1.5; do expect_einval "$v" "$PP/irq_coalesce"; done
 for v in 1000001 -1 abc; do expect_einval "$v" "$PP/work_ns"; done
 for v in 0 2 x; do expect_einval "$v" "$PP/start"; expect_einval "$v" "$PP/stop"; done

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cli.hpp"
 
+#include "events.hpp"
+
 #include "parse.hpp"
 
 #include <algorithm>
@@ -69,7 +71,7 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 
 	latency_cmd_ = app_.add_subcommand("latency", "collect kprof latency events and report their statistics");
 	latency_cmd_->add_option("-e,--event", latency_.events,
-				 "kprof event(s) to collect (default: all): irq_thread_latency, irq_handler, batch, span")
+				 "kprof event(s) to collect (default: all): " + event_labels())
 		->take_all();
 	latency_cmd_->add_option("-d,--duration", duration_, "how long to collect: 10s, 500ms, 2m (default: until Ctrl-C)");
 	latency_cmd_->add_flag("--per-cpu", latency_.per_cpu, "also report each CPU separately");
@@ -84,6 +86,12 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 	latency_cmd_->add_option("-b,--buffer-size", latency_.buffer_kb, "per-CPU ring buffer of the instance, in KiB")
 		->check(CLI::Range(1u, 4u * 1024 * 1024));
 	add_instance(latency_cmd_, latency_.instance);
+	latency_cmd_->footer(
+		"Every report accounts for lost events: the ring buffer's own figures per CPU, and per device\n"
+		"the events read against those kprof.ko emitted while collecting (the events' seq field).\n"
+		"Ctrl-C (or SIGTERM, SIGHUP) stops and reports; a second one abandons the report. Either way\n"
+		"the instance is restored. A killed run is cleaned up by the next one (records in\n"
+		"$KPROFCTL_STATE_DIR, /run/kprofctl or /tmp/kprofctl).");
 
 	counters_cmd_ = app_.add_subcommand("counters", "show kprof's per-device counters from debugfs");
 	counters_cmd_->add_flag("--json", counters_.json, "print JSON");

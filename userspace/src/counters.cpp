@@ -46,4 +46,19 @@ std::map<std::string, uint64_t> counters_delta(const std::map<std::string, uint6
 	return d;
 }
 
+uint64_t counter_moved(const DeviceCounters &c0, const DeviceCounters &c1, const std::string &name,
+		       const std::optional<std::string> &device)
+{
+	uint64_t n = 0;
+	for (const auto &[dev, v1] : c1) {
+		if (device && *device != dev)
+			continue;
+		const auto it = c0.find(dev);
+		const auto d = counters_delta(it == c0.end() ? std::map<std::string, uint64_t>{} : it->second, v1);
+		const auto c = d.find(name);
+		n += c == d.end() ? 0 : c->second;
+	}
+	return n;
+}
+
 }  // namespace kprof

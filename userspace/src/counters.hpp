@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace kprof {
@@ -15,5 +16,13 @@ std::map<std::string, uint64_t> parse_counters(const std::string &text);
 // b - a per name (names missing in a count as 0).
 std::map<std::string, uint64_t> counters_delta(const std::map<std::string, uint64_t> &a,
 					       const std::map<std::string, uint64_t> &b);
+
+// Per device, the counters of kprof/<dev>/counters.
+using DeviceCounters = std::map<std::string, std::map<std::string, uint64_t>>;
+
+// How far @name moved from @c0 to @c1, summed over the devices (or only
+// @device).
+uint64_t counter_moved(const DeviceCounters &c0, const DeviceCounters &c1, const std::string &name,
+		       const std::optional<std::string> &device);
 
 }  // namespace kprof

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace kprof {
@@ -45,6 +46,15 @@ inline std::optional<EventKind> kind_of_event(std::string_view event)
 		if (event == s.event)
 			return s.kind;
 	return std::nullopt;
+}
+
+// "irq_thread_latency, irq_handler, batch, span": the -e short names.
+inline std::string event_labels()
+{
+	std::string out;
+	for (const auto &s : kEvents)
+		out += (out.empty() ? "" : ", ") + std::string(s.label);
+	return out;
 }
 
 }  // namespace kprof

@@ -11,9 +11,9 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <optional>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -27,7 +27,16 @@ namespace {
 const char *const kStateDirs[] = {"/run/kprofctl", "/tmp/kprofctl"};
 constexpr const char *kStateDirEnv = "KPROFCTL_STATE_DIR";
 
-// The first state directory that exists or can be made, and is writable.
+// A directory of ours: not a link, owned by us, writable by nobody else
+// (/tmp/kprofctl could have been made by anyone).
+bool ours(const std::string &dir)
+{
+	struct stat st;
+	return lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH)) && access(dir.c_str(), W_OK | X_OK) == 0;
+}
+
+// The first state directory that exists or can be made, and is ours.
 std::optional<std::string> state_dir()
 {
 	std::vector<std::string> dirs;
@@ -36,7 +45,7 @@ std::optional<std::string> state_dir()
 	dirs.insert(dirs.end(), std::begin(kStateDirs), std::end(kStateDirs));
 	for (const auto &d : dirs) {
 		mkdir(d.c_str(), 0700);
-		if (access(d.c_str(), W_OK | X_OK) == 0)
+		if (ours(d))
 			return d;
 	}
 	return std::nullopt;
@@ -110,7 +119,7 @@ void Instance::lock()
 {
 	const auto dir = state_dir();
 	if (!dir) {
-		std::cerr << "kprofctl: warning: no writable state directory ($" << kStateDirEnv
+		std::cerr << "kprofctl: warning: no writable state directory of root's own ($" << kStateDirEnv
 			  << ", /run/kprofctl, /tmp/kprofctl): a concurrent kprofctl on this instance is not"
 			     " detected, and a killed run is not cleaned up by the next\n";
 		return;
@@ -141,8 +150,7 @@ void Instance::refuse_unread() const
 		return;
 	uint64_t entries = 0;
 	for (int cpu : sys::trace_cpus(dir_))
-		if (auto text = sys::read_file(dir_ + "/per_cpu/cpu" + std::to_string(cpu) + "/stats"))
-			entries += parse_ring_stats(*text).entries;
+		entries += parse_ring_stats(cpu_stats(cpu)).entries;
 	if (entries)
 		throw std::runtime_error("instance '" + name_ + "' holds " + std::to_string(entries) +
 					 " unread events that this run would discard: read or clear them (echo > " +

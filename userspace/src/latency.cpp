@@ -25,7 +25,6 @@ namespace kprof {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using DeviceCounters = std::map<std::string, std::map<std::string, uint64_t>>;
 
 // What to collect, checked against this machine before anything changes.
 struct Plan {
@@ -275,20 +274,6 @@ Collected Session::collect(const LatencyOptions &opts, Aggregator &agg)
 	return c;
 }
 
-// Thread runs without an IRQ to pair, from the module's counters.
-uint64_t unpaired(const DeviceCounters &c0, const DeviceCounters &c1, const std::optional<std::string> &device)
-{
-	uint64_t n = 0;
-	for (const auto &[dev, v1] : c1) {
-		if (device && *device != dev)
-			continue;
-		const auto it = c0.find(dev);
-		const auto d = counters_delta(it == c0.end() ? std::map<std::string, uint64_t>{} : it->second, v1);
-		n += d.count("unpaired_runs") ? d.at("unpaired_runs") : 0;
-	}
-	return n;
-}
-
 // What was lost, exactly: the ring buffer's own figures per CPU against
 // what was decoded, and the seq window per (device, event).
 void account(const Plan &plan, const LatencyOptions &opts, const Collected &c, const Aggregator &agg, Report &rep)
@@ -303,7 +288,7 @@ void account(const Plan &plan, const LatencyOptions &opts, const Collected &c, c
 	rep.filtered = agg.filtered_out();
 	rep.counters = c.counters0 && c.counters1;
 	if (rep.counters)
-		rep.unpaired = unpaired(*c.counters0, *c.counters1, opts.device);
+		rep.unpaired = counter_moved(*c.counters0, *c.counters1, "unpaired_runs", opts.device);
 	if (plan.some_cpus) {
 		rep.check_note = "not made with -c: kprof.ko emits on every CPU, the instance records only some";
 		return;
