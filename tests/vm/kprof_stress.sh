@@ -9,12 +9,13 @@ insmod "$KPROF_MODDIR/kprof_stress.ko" burst=2 sleep_us=1000 timer_us=500 || fai
 # The race runs inside kprofctl's window, with the device quiet while the
 # events are switched on and off: the in-kernel histograms (reset once all
 # events are on) then hold exactly the samples the events carry.
-kprofctl latency -d 20s --json -b 8192 >/tmp/s.json 2>/tmp/s.err &
+kprofctl latency --json -b 8192 >/tmp/s.json 2>/tmp/s.err &
 pid=$!
 wait_collecting
 echo 1 >"$KP/stress/reset"
 echo 12 >/sys/kernel/debug/kprof_stress/run
 cp "$KP/stress/latency" /tmp/s.lat
+kill -INT $pid
 wait $pid || fail "kprofctl: $(cat /tmp/s.err)"
 expect_eq "backwards (samples dropped for a clock read before its start)" "$(counter stress backwards)" 0
 awk -f /tests/kprofctl_json.awk /tmp/s.json >/tmp/s.txt

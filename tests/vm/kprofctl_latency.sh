@@ -13,10 +13,11 @@ load kprof
 insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=2000 batch=8 irq_coalesce=4 || fail insmod
 for d in pktproc-q0 pktproc-q1; do echo 1 >"$KP/$d/reset"; done
 
-kprofctl latency -d 4s --json -b 2048 >/tmp/l.json 2>/tmp/l.err &
+kprofctl latency --json -b 2048 >/tmp/l.json 2>/tmp/l.err &
 pid=$!
 wait_collecting
 run_traffic 2
+kill -INT $pid
 wait $pid || fail "kprofctl latency failed: $(cat /tmp/l.err)"
 awk -f /tests/kprofctl_json.awk /tmp/l.json >/tmp/l.txt
 cat /tmp/l.txt
@@ -53,10 +54,11 @@ for d in pktproc-q0 pktproc-q1; do
 done
 
 # The text report, the CSV and the per-CPU view on the same kind of run.
-kprofctl latency -d 3s --per-cpu --hist -u us >/tmp/l.txt 2>&1 &
+kprofctl latency --per-cpu --hist -u us >/tmp/l.txt 2>&1 &
 pid=$!
 wait_collecting
 run_traffic 1
+kill -INT $pid
 wait $pid
 cat /tmp/l.txt
 grep -q '^irq_thread_latency  *pktproc-q0  *all ' /tmp/l.txt || fail "no all-CPU row in the text report"
@@ -68,10 +70,11 @@ grep -q '|#' /tmp/l.txt || fail "no histogram bars"
 # there are some. An event kprofctl enable left on in the instance (span)
 # is no row either.
 kprofctl enable kprof_span >/dev/null
-kprofctl latency -d 3s --csv --device pktproc-q1 -e batch >/tmp/l.csv 2>/tmp/csv.err &
+kprofctl latency --csv --device pktproc-q1 -e batch >/tmp/l.csv 2>/tmp/csv.err &
 pid=$!
 wait_collecting kprof kprof_batch
 run_traffic 1
+kill -INT $pid
 wait $pid || fail "CSV run: $(cat /tmp/csv.err)"
 kprofctl disable 'kprof:*' >/dev/null
 rmdir "$TR/instances/kprof"
@@ -84,10 +87,11 @@ if grep -v '^event' /tmp/l.csv | grep -v '^batch,pktproc-q1,'; then fail "CSV ha
 echo 20000 >"$PP/rate_pps"
 echo 1 >"$PP/batch"
 echo 1 >"$PP/irq_coalesce"
-kprofctl latency -d 4s -b 4 --json >/tmp/o.json 2>/tmp/o.err &
+kprofctl latency -b 4 --json >/tmp/o.json 2>/tmp/o.err &
 pid=$!
 wait_collecting
 run_traffic 2
+kill -INT $pid
 wait $pid
 awk -f /tests/kprofctl_json.awk /tmp/o.json >/tmp/o.txt
 echo "overrun run: $(grep -E '^(missed_total|events_read|lost)' /tmp/o.txt | tr '\n' ' ')"
@@ -100,10 +104,11 @@ grep -q 'WARNING: .* events lost' /tmp/o.err || fail "no warning line on stderr:
 # A filter loses events too, and is reported as loss, never as expected.
 echo 2000 >"$PP/rate_pps"
 kprofctl enable kprof_batch --filter 'packets > 1' >/dev/null
-kprofctl latency -d 4s --json >/tmp/f.json 2>/tmp/f.err &
+kprofctl latency --json >/tmp/f.json 2>/tmp/f.err &
 pid=$!
 wait_collecting
 run_traffic 2
+kill -INT $pid
 wait $pid
 kprofctl disable 'kprof:*' >/dev/null
 awk -f /tests/kprofctl_json.awk /tmp/f.json >/tmp/f.txt

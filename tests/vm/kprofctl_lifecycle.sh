@@ -131,8 +131,9 @@ snapshot /tmp/s1
 diff /tmp/s0 /tmp/s1 || fail "tracefs state differs after SIGKILL + rerun"
 echo "ok: the run after SIGKILL cleaned up"
 
-# Busy: a second kprofctl on the same instance.
-kprofctl latency -d 5s >/dev/null 2>&1 &
+# Busy: a second kprofctl on the same instance. The first runs until it
+# is told to stop, so that a slow guest cannot end it before the second.
+kprofctl latency >/dev/null 2>&1 &
 pid=$!
 wait_collecting
 set +e
@@ -141,7 +142,8 @@ set -e
 expect_eq "exit status on a busy instance" "$rc" 1
 grep -q 'busy' /tmp/err || fail "unclear busy error: $(cat /tmp/err)"
 kprofctl latency -d 1s --instance other >/dev/null || fail "another instance is not busy"
-wait $pid
+kill -INT $pid
+wait $pid || fail "the first run failed"
 
 # Usage errors: exit 2 with a message.
 for args in "latency -d 0" "latency -d 3x" "latency -c 1-0" "latency -c 7" "latency -e bogus" \
