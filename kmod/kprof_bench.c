@@ -253,16 +253,17 @@ static int bench_show(struct seq_file *m, void *v)
 	seq_printf(m, "iterations: %u\nrounds: %u of %u iterations per state, interleaved, in sections of %u\n",
 		   result.iters, result.rounds, result.chunk, result.section);
 	for (s = 0; s < B_NR; s++) {
-		/* per-mille of the baseline's minimum, integer only */
+		/* 1/10000ths of the baseline's minimum, integer only */
 		u64 ratio = div64_u64(result.min_ps[s] * 10000,
 				      max_t(u64, result.min_ps[B_BASE], 1));
+		u32 frac;
+		u64 whole = div_u64_rem(ratio, 10000, &frac);
 
 		seq_printf(m, "%s:", state_names[s]);
 		show_ns(m, "min", result.min_ps[s]);
 		show_ns(m, "median", result.med_ps[s]);
 		show_ns(m, "max", result.max_ps[s]);
-		seq_printf(m, " ns/iter, min %llu.%04llu x baseline\n",
-			   div_u64(ratio, 10000), ratio % 10000);
+		seq_printf(m, " ns/iter, min %llu.%04u x baseline\n", whole, frac);
 	}
 	/* What the two disabled hooks add per iteration, at the minima. */
 	seq_printf(m, "key_off_overhead: %lld ps/iter\n",

@@ -37,6 +37,7 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
