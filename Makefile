@@ -32,7 +32,7 @@ all: build
 help:
 	@sed -n '2,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 	@echo 'Targets: deps modules userspace static build check unit vm demo vm-shell install clean'
-	@echo 'Variables: KERNEL=6.1|6.1-rt|6.12 (vm-shell), KDIR= KERNELRELEASE= (modules, install),'
+	@echo 'Variables: KERNEL=<an id of ci/kernels.list, e.g. 6.1 or 7.3> (vm-shell), KDIR= KERNELRELEASE= (modules, install),'
 	@echo '           PREFIX=/usr/local (install), JOBS=N'
 
 deps:

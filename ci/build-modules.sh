@@ -18,9 +18,27 @@ JOBS=${JOBS:-$(nproc)}
 DIRS=(kmod samples/pktproc tests/kmod)
 # samples/oot is not among them: it is built like a user's driver, below.
 
+# kmake ARGS...: make, inside $CHROOT_SUITE's chroot when there is one (the
+# build tree is bind-mounted there at its own path).
+CHROOT_SUITE=
+kmake() {
+	if [ -n "$CHROOT_SUITE" ]; then
+		"$KPROF_TOP/ci/chroot.sh" "$CHROOT_SUITE" run make "$@"
+	else
+		make "$@"
+	fi
+}
+
+# build_one KDIR RELEASE [SUITE]: KDIR is the path as the build sees it (in
+# the suite's chroot for a chroot suite).
 build_one() {
-	local kdir=$1 rel=$2 out=$KPROF_BUILD/modules/$2 log d symvers extra
-	[ -f "$kdir/Makefile" ] || die "no kernel build tree at $kdir (for $rel): run 'make deps' or pass KDIR="
+	local kdir=$1 rel=$2 out=$KPROF_BUILD/modules/$2 log d symvers extra root=
+	CHROOT_SUITE=
+	if [ -n "${3:-}" ] && ! host_suite "$3"; then
+		CHROOT_SUITE=$3
+		root=$("$KPROF_TOP/ci/chroot.sh" "$3")
+	fi
+	[ -f "$root$kdir/Makefile" ] || die "no kernel build tree at $root$kdir (for $rel): run 'make deps' or pass KDIR="
 	info "modules for $rel"
 	mkdir -p "$out/src"
 	# Kbuild before 6.13 writes objects next to the sources, so each kernel
@@ -35,12 +53,12 @@ build_one() {
 		# Kbuild does not relink a module when the symbol versions it
 		# imports change: relink kprof's users whenever kprof's did.
 		if [ "$d" != kmod ] && ! cmp -s "$symvers" "$out/src/$d/.kprof.symvers"; then
-			make -C "$kdir" M="$out/src/$d" clean >/dev/null 2>&1 || true
+			kmake -C "$kdir" M="$out/src/$d" clean >/dev/null 2>&1 || true
 			cp "$symvers" "$out/src/$d/.kprof.symvers"
 		fi
 		extra=()
 		[ "$d" = kmod ] || extra=(KBUILD_EXTRA_SYMBOLS="$symvers")
-		if ! make -j"$JOBS" -C "$kdir" M="$out/src/$d" W=1 "${extra[@]}" modules >"$log" 2>&1; then
+		if ! kmake -j"$JOBS" -C "$kdir" M="$out/src/$d" W=1 "${extra[@]}" modules >"$log" 2>&1; then
 			cat "$log" >&2
 			rm -f "$log"
 			die "module build failed in $d for $rel"
@@ -58,7 +76,7 @@ build_one() {
 	"$KPROF_TOP/ci/install.sh" "$rel" "$out/stage" /usr/local dev
 	rm -rf "$out/oot"
 	cp -a "$KPROF_TOP/samples/oot" "$out/oot"
-	if ! make -C "$out/oot" KDIR="$kdir" KPROF="$out/stage/usr/local" >"$out/oot.log" 2>&1; then
+	if ! kmake -C "$out/oot" KDIR="$kdir" KPROF="$out/stage/usr/local" >"$out/oot.log" 2>&1; then
 		cat "$out/oot.log" >&2
 		die "the out-of-tree example does not build against the installed kprof for $rel"
 	fi
@@ -72,7 +90,7 @@ if [ -n "${KDIR:-}" ]; then
 	[ -n "$rel" ] || die "cannot tell the release of $KDIR; pass KERNELRELEASE="
 	build_one "$KDIR" "$rel"
 else
-	while read -r id rel; do
-		build_one "/lib/modules/$rel/build" "$rel"
+	while read -r id rel suite; do
+		build_one "/lib/modules/$rel/build" "$rel" "$suite"
 	done < <(kernels_each)
 fi

@@ -10,7 +10,14 @@ KPROF_KERNELS=$KPROF_BUILD/kernels.txt
 die() { echo "kprof: error: $*" >&2; exit 1; }
 info() { echo "kprof: $*" >&2; }
 
-# kernels_each: print "id release" for every kernel of the resolved matrix.
+# host_suite SUITE: true if the host builds for SUITE's kernels itself
+# (bookworm and its backports); the others build in a chroot (ci/chroot.sh).
+host_suite() {
+	case "$1" in bookworm | bookworm-backports) return 0 ;; esac
+	return 1
+}
+
+# kernels_each: print "id release suite" for every kernel of the resolved matrix.
 kernels_each() {
 	[ -s "$KPROF_KERNELS" ] || "$KPROF_TOP/ci/kernels.sh" resolve >/dev/null ||
 		die "cannot resolve the kernel matrix; run 'make deps'"
@@ -19,8 +26,8 @@ kernels_each() {
 
 # kernel_release ID: the release string (uname -r) of matrix entry ID.
 kernel_release() {
-	local id rel
-	while read -r id rel; do
+	local id rel suite
+	while read -r id rel suite; do
 		[ "$id" = "$1" ] && { echo "$rel"; return 0; }
 	done < <(kernels_each)
 	die "unknown kernel '$1' (known: $(kernels_each | cut -d' ' -f1 | tr '\n' ' '))"

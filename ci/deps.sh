@@ -7,7 +7,7 @@ set -euo pipefail
 PKGS=(
 	build-essential cmake pkg-config kmod
 	libtracefs-dev libtraceevent-dev libcli11-dev libboost-test-dev nlohmann-json3-dev
-	qemu-system-x86 busybox-static cpio trace-cmd
+	qemu-system-x86 busybox-static cpio trace-cmd mmdebstrap
 )
 BACKPORTS=/etc/apt/sources.list.d/kprof-backports.sources
 
@@ -22,6 +22,24 @@ apt_update() {
 	info "apt-get update"
 	apt-get update -q >/dev/null || die "apt-get update failed"
 	updated=1
+}
+
+# The suites of the matrix that build in a chroot (ci/chroot.sh).
+chroot_suites() {
+	local id flavour suite
+	while read -r id flavour suite; do
+		case "$id" in ''|'#'*) continue ;; esac
+		host_suite "$suite" || echo "$suite"
+	done <"$KPROF_TOP/ci/kernels.list" | sort -u
+}
+
+chroot_update() {
+	local suite
+	for suite in $(chroot_suites); do
+		info "apt-get update in the $suite chroot"
+		"$KPROF_TOP/ci/chroot.sh" "$suite" run apt-get update -q >/dev/null ||
+			die "apt-get update in the $suite chroot failed"
+	done
 }
 
 missing() {
@@ -61,30 +79,66 @@ install_pkgs "${PKGS[@]}"
 # entry cannot be resolved (a fresh machine may never have run apt-get update).
 if ! "$KPROF_TOP/ci/kernels.sh" resolve >/dev/null 2>&1; then
 	apt_update
+	chroot_update
 	"$KPROF_TOP/ci/kernels.sh" resolve >/dev/null
 fi
 
-# Headers go into the system (Kbuild wants /lib/modules/<rel>/build). The image
-# is only booted by QEMU, so its vmlinuz is unpacked into the cache rather than
-# installed into the host's /boot.
-while read -r id rel; do
-	install_pkgs "linux-headers-$rel"
+# fetch_deb SUITE PKG: PKG's .deb in the cache, downloaded once (in SUITE's
+# chroot for a chroot suite).
+fetch_deb() {
+	local suite=$1 pkg=$2 deb dir
+	deb=$(ls "$KPROF_CACHE"/debs/"$pkg"_*.deb 2>/dev/null | head -n 1 || true)
+	if [ -z "$deb" ]; then
+		info "downloading $pkg"
+		if host_suite "$suite"; then
+			# apt drops privileges to _apt for downloads; let it write there.
+			chown _apt "$KPROF_CACHE/debs" 2>/dev/null || true
+			(cd "$KPROF_CACHE/debs" && apt-get download -q "$pkg" >/dev/null) || die "cannot download $pkg"
+		else
+			dir=$("$KPROF_TOP/ci/chroot.sh" "$suite")
+			"$KPROF_TOP/ci/chroot.sh" "$suite" run sh -c "cd /tmp && apt-get download -q $pkg >/dev/null" ||
+				die "cannot download $pkg in the $suite chroot"
+			mv "$dir"/tmp/"$pkg"_*.deb "$KPROF_CACHE/debs/"
+		fi
+		deb=$(ls "$KPROF_CACHE"/debs/"$pkg"_*.deb | head -n 1)
+	fi
+	echo "$deb"
+}
+
+# unpack_vmlinuz DEB REL DEST: the kernel image from DEB (./boot/vmlinuz-REL,
+# or ./usr/lib/modules/REL/vmlinuz in the newest packages), false if none.
+unpack_vmlinuz() {
+	local deb=$1 rel=$2 dest=$3 tmp f
+	tmp=$(mktemp -d)
+	dpkg-deb -x "$deb" "$tmp"
+	for f in "$tmp/boot/vmlinuz-$rel" "$tmp/usr/lib/modules/$rel/vmlinuz"; do
+		if [ -s "$f" ]; then
+			mv "$f" "$dest"
+			rm -rf "$tmp"
+			return 0
+		fi
+	done
+	rm -rf "$tmp"
+	return 1
+}
+
+# Headers go into the system, or the suite's chroot (Kbuild wants
+# /lib/modules/<rel>/build). The image is only booted by QEMU, so its vmlinuz
+# is unpacked into the cache rather than installed into the host's /boot.
+while read -r id rel suite; do
+	if host_suite "$suite"; then
+		install_pkgs "linux-headers-$rel"
+	else
+		"$KPROF_TOP/ci/chroot.sh" "$suite" run sh -c \
+			"dpkg -s linux-headers-$rel >/dev/null 2>&1 || apt-get install -y -q --no-install-recommends linux-headers-$rel >/dev/null" ||
+			die "cannot install linux-headers-$rel in the $suite chroot"
+	fi
 	vmlinuz=$(vmlinuz_path "$rel")
 	[ -s "$vmlinuz" ] && continue
 	mkdir -p "$KPROF_CACHE/debs" "$(dirname "$vmlinuz")"
-	deb=$(ls "$KPROF_CACHE"/debs/linux-image-"$rel"_*.deb 2>/dev/null | head -n 1 || true)
-	if [ -z "$deb" ]; then
-		info "downloading linux-image-$rel"
-		# apt drops privileges to _apt for downloads; let it write there.
-		chown _apt "$KPROF_CACHE/debs" 2>/dev/null || true
-		(cd "$KPROF_CACHE/debs" && apt-get download -q "linux-image-$rel" >/dev/null) ||
-			die "cannot download linux-image-$rel"
-		deb=$(ls "$KPROF_CACHE"/debs/linux-image-"$rel"_*.deb | head -n 1)
-	fi
-	tmp=$(mktemp -d)
-	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" "./boot/vmlinuz-$rel"
-	mv "$tmp/boot/vmlinuz-$rel" "$vmlinuz"
-	rm -rf "$tmp"
+	unpack_vmlinuz "$(fetch_deb "$suite" "linux-image-$rel")" "$rel" "$vmlinuz" ||
+		unpack_vmlinuz "$(fetch_deb "$suite" "linux-binary-$rel")" "$rel" "$vmlinuz" ||
+		die "no vmlinuz in linux-image-$rel or linux-binary-$rel"
 	info "kernel $id: $rel ($vmlinuz)"
 done < <(kernels_each)
 

@@ -24,7 +24,7 @@ bin=$KPROF_BUILD/host/kprofctl
 [ -x "$bin" ] || die "kprofctl is not built; run 'make userspace' or 'make static'"
 extra=$destdir/lib/modules/$rel/extra
 for ko in "$mods"/*.ko; do
-	case "$(basename "$ko")" in kprof_test_* | kprof_example.ko) continue ;; esac
+	case "$(basename "$ko")" in kprof_test_* | kprof_stress.ko | kprof_example.ko) continue ;; esac
 	install -D -m 0644 "$ko" "$extra/$(basename "$ko")"
 	echo "installed $extra/$(basename "$ko")"
 done

@@ -2,7 +2,7 @@
 # 'make install' into a staging root puts every piece where README says.
 set -euo pipefail
 . "$(dirname "$0")/../../ci/common.sh"
-read -r id rel < <(kernels_each | head -n 1)
+read -r id rel suite < <(kernels_each | head -n 1)
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 make -s -C "$KPROF_TOP" install KERNELRELEASE="$rel" DESTDIR="$dest" PREFIX=/usr/local >/dev/null
@@ -11,7 +11,7 @@ for f in lib/modules/$rel/extra/kprof.ko lib/modules/$rel/extra/kprof_pktproc.ko
 	usr/local/share/kprof/$rel/Module.symvers; do
 	[ -s "$dest/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
-if ls "$dest/lib/modules/$rel/extra/" | grep -q -E 'kprof_test_|kprof_example'; then
+if ls "$dest/lib/modules/$rel/extra/" | grep -q -E "kprof_test_|kprof_stress|kprof_example"; then
 	echo "FAIL: test or example modules installed"
 	exit 1
 fi

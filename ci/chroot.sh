@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# A build chroot of one Debian suite, for kernels whose headers need that
+# suite's compiler and libc. Nothing of that suite is installed on the host.
+#
+#   ci/chroot.sh SUITE               make it if it is missing; print its path
+#   ci/chroot.sh SUITE run CMD...    run CMD inside it, with /proc mounted and
+#                                    the build tree bind-mounted at its own path
+#
+# Chroots are cached in $KPROF_CACHE/chroots/<suite> and reused while their
+# recipe (suites and base packages, below) is unchanged.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+MIRROR=http://deb.debian.org/debian
+BASE_PKGS=(make binutils libc6-dev perl ca-certificates)
+
+suite=${1:?usage: chroot.sh SUITE [run CMD...]}
+shift
+dir=$KPROF_CACHE/chroots/$suite
+
+# The suites a chroot for $suite draws from: a backports suite needs its base.
+sources() {
+	local base=${suite%-backports}
+	echo "deb $MIRROR $base main"
+	[ "$base" = "$suite" ] || echo "deb $MIRROR $suite main"
+}
+
+recipe() { printf '%s\n' "$(sources)" "${BASE_PKGS[@]}"; }
+
+# Anything mounted at or below the chroot (a run killed mid-way)?
+mounts_below() { awk -v d="$dir" '$2 == d || index($2, d "/") == 1' /proc/mounts; }
+
+ensure() {
+	if [ -f "$dir/.kprof-recipe" ] && [ "$(cat "$dir/.kprof-recipe")" = "$(recipe)" ]; then
+		return 0
+	fi
+	command -v mmdebstrap >/dev/null || die "mmdebstrap is missing; run 'make deps'"
+	# Never remove a tree that has something mounted inside: rm would go
+	# into the build tree or /proc through it.
+	[ -z "$(mounts_below)" ] || die "something is mounted below $dir; unmount it first"
+	info "making the $suite build chroot in $dir"
+	rm -rf --one-file-system "$dir.tmp"
+	mkdir -p "$(dirname "$dir")"
+	local src=()
+	while read -r line; do src+=("$line"); done < <(sources)
+	mmdebstrap --quiet --variant=apt --skip=cleanup/apt/lists --include="$(IFS=,; echo "${BASE_PKGS[*]}")" \
+		"${suite%-backports}" "$dir.tmp" "${src[@]}" >/dev/null ||
+		die "mmdebstrap of $suite failed"
+	recipe >"$dir.tmp/.kprof-recipe"
+	rm -rf --one-file-system "$dir"
+	mv "$dir.tmp" "$dir"
+}
+
+# Run "$@" in the chroot, in a mount namespace of its own: /proc (objtool
+# reads it) and the build tree are mounted there only, and vanish with it.
+run() {
+	mkdir -p "$KPROF_BUILD" "$dir$KPROF_BUILD"
+	unshare --mount --propagation private sh -euc '
+		dir=$1 build=$2
+		shift 2
+		mount -t proc proc "$dir/proc"
+		mount --bind "$build" "$dir$build"
+		exec chroot "$dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
+			DEBIAN_FRONTEND=noninteractive "$@"
+	' sh "$dir" "$KPROF_BUILD" "$@"
+}
+
+ensure
+case "${1:-}" in
+'') echo "$dir" ;;
+run) shift; run "$@" ;;
+*) die "usage: chroot.sh SUITE [run CMD...]" ;;
+esac
