@@ -5,6 +5,22 @@
 
 namespace kprof {
 
+namespace {
+
+// @dev's emitted count of @ev in @e, if the reading has it.
+std::optional<uint64_t> find_emitted(const Aggregator::Emitted &e, const std::string &dev, const std::string &ev)
+{
+	const auto d = e.find(dev);
+	if (d == e.end())
+		return std::nullopt;
+	const auto it = d->second.find(ev);
+	if (it == d->second.end())
+		return std::nullopt;
+	return it->second;
+}
+
+}  // namespace
+
 std::string stat_label(EventKind k, uint32_t span_id, const std::vector<std::string> *span_names)
 {
 	const std::string label = spec(k).label;
@@ -31,22 +47,17 @@ Aggregator::Slot &Aggregator::slot(const Sample &s, const std::string &device,
 		total = &totals_[{label, device}];	// std::map: the address stays valid
 	const std::string ev = event_name(s.kind);
 	auto [seq, fresh] = seqs_.try_emplace({ev, device});
-	if (fresh) {
-		const auto d = e0_.find(device);
-		if (d != e0_.end() && d->second.count(ev))
-			seq->second.lo = d->second.at(ev);
-	}
+	if (fresh)
+		seq->second.lo = find_emitted(e0_, device, ev).value_or(0);
 	Slot sl{&seq->second, total, std::move(label), device, {}};
 	return slots_.emplace(key, std::move(sl)).first->second;
 }
 
 void Aggregator::window_close(const Emitted &e1)
 {
-	for (auto &[key, t] : seqs_) {
-		const auto d = e1.find(key.second);
-		if (d != e1.end() && d->second.count(key.first))
-			t.hi = d->second.at(key.first);
-	}
+	for (auto &[key, t] : seqs_)
+		if (const auto hi = find_emitted(e1, key.second, key.first))
+			t.hi = *hi;
 }
 
 static void track(SeqTrack &t, uint64_t seq)
@@ -77,19 +88,6 @@ void Aggregator::add(const Sample &s, const std::string &device,
 	sl.total->record(s.value_ns);
 }
 
-namespace {
-
-uint64_t emitted_of(const Aggregator::Emitted &e, const std::string &dev, const std::string &ev)
-{
-	const auto d = e.find(dev);
-	if (d == e.end())
-		return 0;
-	const auto it = d->second.find(ev);
-	return it == d->second.end() ? 0 : it->second;
-}
-
-}  // namespace
-
 std::vector<CrossCheck> cross_checks(const Aggregator &agg, const std::set<std::string> &events,
 				     const std::optional<std::string> &device, const Aggregator::Emitted *e0,
 				     const Aggregator::Emitted *e1)
@@ -108,7 +106,7 @@ std::vector<CrossCheck> cross_checks(const Aggregator &agg, const std::set<std::
 		for (const auto &[ev, hi] : evs) {
 			if (!wanted(dev, ev))
 				continue;
-			const uint64_t lo = emitted_of(*e0, dev, ev);
+			const uint64_t lo = find_emitted(*e0, dev, ev).value_or(0);
 			const auto t = agg.seqs().find({ev, dev});
 			const bool seen = t != agg.seqs().end();
 			CrossCheck c{dev, ev, seen ? t->second.in_window : 0, hi >= lo ? hi - lo : hi,
