@@ -16,24 +16,32 @@ KDIR     ?=
 PREFIX   ?= /usr/local
 CMAKE    ?= cmake
 
+# A board of another architecture: Kbuild's ARCH (arm64, arm) and the cross
+# compiler's prefix, which defaults to Debian's cross compiler for ARCH.
+ARCH          ?=
+ifeq ($(ARCH),arm64)
+CROSS_COMPILE ?= aarch64-linux-gnu-
+endif
+ifeq ($(ARCH),arm)
+CROSS_COMPILE ?= arm-linux-gnueabihf-
+endif
+CROSS_COMPILE ?=
+
 # Kbuild must not see these on its command line (ci/build-modules.sh unsets
 # the inherited make state); hand them over as plain environment variables.
-MOD_ENV := KDIR="$(KDIR)" KREL="$(KERNELRELEASE)" JOBS="$(JOBS)"
-ifneq ($(KERNELRELEASE),)
-ifeq ($(KDIR),)
-MOD_ENV := KDIR="/lib/modules/$(KERNELRELEASE)/build" KREL="$(KERNELRELEASE)" JOBS="$(JOBS)"
-endif
-endif
+MOD_KDIR := $(if $(KDIR),$(KDIR),$(if $(KERNELRELEASE),/lib/modules/$(KERNELRELEASE)/build))
+MOD_ENV := KDIR="$(MOD_KDIR)" KREL="$(KERNELRELEASE)" JOBS="$(JOBS)" ARCH="$(ARCH)" CROSS_COMPILE="$(CROSS_COMPILE)"
 
-.PHONY: all help deps modules userspace static build check unit vm demo vm-shell install clean
+.PHONY: all help deps modules userspace static boards build check unit vm demo vm-shell install clean
 
 all: build
 
 help:
 	@sed -n '2,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
-	@echo 'Targets: deps modules userspace static build check unit vm demo vm-shell install clean'
-	@echo 'Variables: KERNEL=<an id of ci/kernels.list, e.g. 6.1 or 7.3> (vm-shell), KDIR= KERNELRELEASE= (modules, install),'
-	@echo '           PREFIX=/usr/local (install), JOBS=N'
+	@echo 'Targets: deps modules userspace static boards build check unit vm demo vm-shell install clean'
+	@echo 'Variables: KERNEL=<an id of ci/kernels.list, e.g. 6.1 or arm64-6.12> (vm-shell),'
+	@echo '           KDIR= KERNELRELEASE= (modules, install), ARCH=arm64|arm CROSS_COMPILE= (modules, static, install),'
+	@echo '           DESTDIR= PREFIX=/usr/local (install), JOBS=N'
 
 deps:
 	bash ci/deps.sh
@@ -47,36 +55,54 @@ $(BUILD)/host/CMakeCache.txt:
 userspace: $(BUILD)/host/CMakeCache.txt
 	$(CMAKE) --build $(BUILD)/host -j $(JOBS)
 
-# A fully static kprofctl for the test guests and for target boards.
-$(BUILD)/static/CMakeCache.txt:
-	$(CMAKE) -S . -B $(BUILD)/static -DCMAKE_BUILD_TYPE=Release -DKPROF_STATIC=ON -DKPROF_TESTS=OFF
+# A fully static kprofctl for the test guests and for target boards. With
+# CROSS_COMPILE=<triplet>- it is cross-built into build/static-$(ARCH)/,
+# against Debian's multiarch libtracefs-dev:<arch> and libtraceevent-dev:<arch>.
+ifneq ($(CROSS_COMPILE),)
+STATIC     := $(BUILD)/static-$(if $(ARCH),$(ARCH),$(patsubst %-,%,$(CROSS_COMPILE)))
+TRIPLET    := $(patsubst %-,%,$(CROSS_COMPILE))
+STATIC_ENV := PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/share/pkgconfig
+STATIC_OPT := -DCMAKE_SYSTEM_NAME=Linux -DCMAKE_CXX_COMPILER=$(CROSS_COMPILE)g++ \
+	-DCMAKE_FIND_ROOT_PATH=/usr/lib/$(TRIPLET)
+else
+STATIC     := $(BUILD)/static
+endif
 
-static: $(BUILD)/static/CMakeCache.txt
-	$(CMAKE) --build $(BUILD)/static -j $(JOBS) --target kprofctl
+$(STATIC)/CMakeCache.txt:
+	$(STATIC_ENV) $(CMAKE) -S . -B $(STATIC) -DCMAKE_BUILD_TYPE=Release -DKPROF_STATIC=ON -DKPROF_TESTS=OFF $(STATIC_OPT)
 
-build: modules userspace static
+static: $(STATIC)/CMakeCache.txt
+	$(CMAKE) --build $(STATIC) -j $(JOBS) --target kprofctl
+
+# The static kprofctl of every other architecture of the matrix (arm guests).
+boards:
+	bash ci/build-boards.sh
+
+build: modules userspace static boards
 
 check: deps
 	$(MAKE) build
-	cd $(BUILD)/host && ctest --output-on-failure
+	cd $(BUILD)/host && ctest --output-on-failure -j $(JOBS)
 
 unit: userspace
 	cd $(BUILD)/host && ctest --output-on-failure -L unit
 
-vm: modules static userspace
-	cd $(BUILD)/host && ctest --output-on-failure -L vm
+vm: modules static boards userspace
+	cd $(BUILD)/host && ctest --output-on-failure -j $(JOBS) -L vm
 
 demo: deps
 	$(MAKE) modules static
 	bash ci/vm-run.sh 6.1 demo
 
-vm-shell: modules static
+vm-shell: modules static boards
 	bash ci/vm-run.sh $(KERNEL) shell
 
 # Install onto this machine (a target board): kprof's modules for
-# KERNELRELEASE (default: the running kernel) and kprofctl.
+# KERNELRELEASE (default: the release of KDIR, else the running kernel) and
+# kprofctl. For a board of another architecture, stage its files with
+#   make install DESTDIR=$PWD/board ARCH=arm64 KDIR=/path/to/board/linux-build
 install:
-	bash ci/install.sh "$(if $(KERNELRELEASE),$(KERNELRELEASE),$(shell uname -r))" "$(DESTDIR)" "$(PREFIX)"
+	ARCH="$(ARCH)" KDIR="$(KDIR)" bash ci/install.sh "$(KERNELRELEASE)" "$(DESTDIR)" "$(PREFIX)"
 
 clean:
 	rm -rf $(BUILD)

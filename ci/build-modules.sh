@@ -3,7 +3,8 @@
 # its own tree: build/modules/<release>/{src/,*.ko}.
 #
 #   ci/build-modules.sh                   every kernel of the matrix
-#   KDIR=/path [KREL=rel] ci/build-modules.sh   one kernel (a user's board)
+#   KDIR=/path [KREL=rel] ci/build-modules.sh   one kernel (a user's board);
+#       ARCH= and CROSS_COMPILE= in the environment cross-build (Kbuild reads them)
 #
 # Builds run at W=1; any compiler warning in kprof's own files fails the build.
 set -euo pipefail
@@ -13,6 +14,9 @@ set -euo pipefail
 # in particular means "inside Kbuild" to the kernel's makefiles).
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES KERNELRELEASE
 JOBS=${JOBS:-$(nproc)}
+# Empty means "not set" to us, but Kbuild's "ARCH ?=" would keep an empty one.
+[ -n "${ARCH:-}" ] || unset ARCH
+[ -n "${CROSS_COMPILE:-}" ] || unset CROSS_COMPILE
 
 # Module directories in build order; later ones link against kmod's symbols.
 DIRS=(kmod samples/pktproc tests/kmod)
@@ -32,13 +36,14 @@ kmake() {
 # build_one KDIR RELEASE [SUITE]: KDIR is the path as the build sees it (in
 # the suite's chroot for a chroot suite).
 build_one() {
-	local kdir=$1 rel=$2 out=$KPROF_BUILD/modules/$2 log d symvers extra root=
+	local kdir=$1 rel=$2 out=$KPROF_BUILD/modules/$2 log d symvers extra
 	CHROOT_SUITE=
 	if [ -n "${3:-}" ] && ! host_suite "$3"; then
 		CHROOT_SUITE=$3
-		root=$("$KPROF_TOP/ci/chroot.sh" "$3")
 	fi
-	[ -f "$root$kdir/Makefile" ] || die "no kernel build tree at $root$kdir (for $rel): run 'make deps' or pass KDIR="
+	# Checked where the build runs: a chroot's links are absolute within it.
+	kmake -s -C "$kdir" kernelversion >/dev/null 2>&1 ||
+		die "no kernel build tree at $kdir${CHROOT_SUITE:+ in the $CHROOT_SUITE chroot} (for $rel): run 'make deps' or pass KDIR="
 	info "modules for $rel"
 	mkdir -p "$out/src"
 	# Kbuild before 6.13 writes objects next to the sources, so each kernel
@@ -90,7 +95,17 @@ if [ -n "${KDIR:-}" ]; then
 	[ -n "$rel" ] || die "cannot tell the release of $KDIR; pass KERNELRELEASE="
 	build_one "$KDIR" "$rel"
 else
-	while read -r id rel suite; do
-		build_one "/lib/modules/$rel/build" "$rel" "$suite"
+	[ -z "${ARCH:-}${CROSS_COMPILE:-}" ] || die "ARCH= and CROSS_COMPILE= build for one board: pass its tree as KDIR="
+	while read -r id rel suite arch; do
+		if [ "$arch" = amd64 ]; then
+			build_one "/lib/modules/$rel/build" "$rel" "$suite"
+			continue
+		fi
+		# A board's build, exactly as the README's "On your board" says,
+		# with Debian's headers for that architecture as the board's tree.
+		"$KPROF_TOP/ci/chroot.sh" "$suite" run make -C "$KPROF_TOP" modules \
+			KDIR="/usr/src/linux-headers-$rel" ARCH="$(kbuild_arch "$arch")" \
+			CROSS_COMPILE="$(cross_triplet "$arch")-" JOBS="$JOBS" ||
+			die "cross build for $id ($rel) failed"
 	done < <(kernels_each)
 fi

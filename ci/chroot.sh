@@ -25,7 +25,23 @@ sources() {
 	[ "$base" = "$suite" ] || echo "deb $MIRROR $suite main"
 }
 
-recipe() { printf '%s\n' "$(sources)" "${BASE_PKGS[@]}"; }
+# Cross compilers for the suite's other architectures (kernel modules), and
+# in $KPROF_CROSS_SUITE what kprofctl's static cross build needs as well.
+ARCHES=$(suite_arches "$suite" | tr '\n' ' ')
+cross_pkgs() {
+	local arch t
+	for arch in $ARCHES; do
+		t=$(cross_triplet "$arch")
+		echo "gcc-$t"
+		[ "$suite" = "$KPROF_CROSS_SUITE" ] || continue
+		echo "g++-$t" "libtracefs-dev:$arch" "libtraceevent-dev:$arch"
+	done
+	[ -n "$ARCHES" ] && [ "$suite" = "$KPROF_CROSS_SUITE" ] && echo cmake pkg-config libcli11-dev nlohmann-json3-dev
+	return 0
+}
+PKGS=("${BASE_PKGS[@]}" $(cross_pkgs))
+
+recipe() { printf '%s\n' "$(sources)" "arch: amd64 $ARCHES" "${PKGS[@]}"; }
 
 # Anything mounted at or below the chroot (a run killed mid-way)?
 mounts_below() { awk -v d="$dir" '$2 == d || index($2, d "/") == 1' /proc/mounts; }
@@ -43,7 +59,8 @@ ensure() {
 	mkdir -p "$(dirname "$dir")"
 	local src=()
 	while read -r line; do src+=("$line"); done < <(sources)
-	mmdebstrap --quiet --variant=apt --skip=cleanup/apt/lists --include="$(IFS=,; echo "${BASE_PKGS[*]}")" \
+	mmdebstrap --quiet --variant=apt --skip=cleanup/apt/lists --include="$(IFS=,; echo "${PKGS[*]}")" \
+		--architectures="$(echo amd64 $ARCHES | tr ' ' ,)" \
 		"${suite%-backports}" "$dir.tmp" "${src[@]}" >/dev/null ||
 		die "mmdebstrap of $suite failed"
 	recipe >"$dir.tmp/.kprof-recipe"
@@ -52,17 +69,19 @@ ensure() {
 }
 
 # Run "$@" in the chroot, in a mount namespace of its own: /proc (objtool
-# reads it) and the build tree are mounted there only, and vanish with it.
+# reads it), the source tree and the build tree are mounted there only, at
+# their own paths, and vanish with it.
 run() {
-	mkdir -p "$KPROF_BUILD" "$dir$KPROF_BUILD"
+	mkdir -p "$KPROF_BUILD" "$dir$KPROF_TOP" "$dir$KPROF_BUILD"
 	unshare --mount --propagation private sh -euc '
-		dir=$1 build=$2
-		shift 2
+		dir=$1 top=$2 build=$3
+		shift 3
 		mount -t proc proc "$dir/proc"
+		mount --bind "$top" "$dir$top"
 		mount --bind "$build" "$dir$build"
 		exec chroot "$dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
-			DEBIAN_FRONTEND=noninteractive "$@"
-	' sh "$dir" "$KPROF_BUILD" "$@"
+			DEBIAN_FRONTEND=noninteractive KPROF_BUILD="$build" "$@"
+	' sh "$dir" "$KPROF_TOP" "$KPROF_BUILD" "$@"
 }
 
 ensure

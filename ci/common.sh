@@ -17,7 +17,34 @@ host_suite() {
 	return 1
 }
 
-# kernels_each: print "id release suite" for every kernel of the resolved matrix.
+# matrix_lines: ci/kernels.list's entries as "id flavour suite arch".
+matrix_lines() {
+	local id flavour suite arch
+	while read -r id flavour suite arch _; do
+		case "$id" in ''|'#'*) continue ;; esac
+		echo "$id $flavour $suite ${arch:-amd64}"
+	done <"$KPROF_TOP/ci/kernels.list"
+}
+
+# suite_arches SUITE: the architectures other than amd64 that entries of
+# SUITE are built for (cross-built in SUITE's chroot).
+suite_arches() {
+	matrix_lines | awk -v s="$1" '$3 == s && $4 != "amd64" { print $4 }' | sort -u
+}
+
+# cross_triplet ARCH: the GNU triplet of Debian's cross compilers for ARCH.
+cross_triplet() {
+	case "$1" in
+	arm64) echo aarch64-linux-gnu ;;
+	armhf) echo arm-linux-gnueabihf ;;
+	*) die "no cross compiler known for '$1'" ;;
+	esac
+}
+
+# The chroot that cross-builds kprofctl for the boards ('make static ARCH=').
+KPROF_CROSS_SUITE=trixie
+
+# kernels_each: print "id release suite arch" for every kernel of the resolved matrix.
 kernels_each() {
 	[ -s "$KPROF_KERNELS" ] || "$KPROF_TOP/ci/kernels.sh" resolve >/dev/null ||
 		die "cannot resolve the kernel matrix; run 'make deps'"
@@ -26,11 +53,47 @@ kernels_each() {
 
 # kernel_release ID: the release string (uname -r) of matrix entry ID.
 kernel_release() {
-	local id rel suite
-	while read -r id rel suite; do
+	local id rel suite arch
+	while read -r id rel suite arch; do
 		[ "$id" = "$1" ] && { echo "$rel"; return 0; }
 	done < <(kernels_each)
 	die "unknown kernel '$1' (known: $(kernels_each | cut -d' ' -f1 | tr '\n' ' '))"
 }
 
 vmlinuz_path() { echo "$KPROF_CACHE/kernels/$1/vmlinuz"; }
+
+# kernel_arch ID: the architecture of matrix entry ID.
+kernel_arch() {
+	local id rel suite arch
+	while read -r id rel suite arch; do
+		[ "$id" = "$1" ] && { echo "$arch"; return 0; }
+	done < <(kernels_each)
+	die "unknown kernel '$1'"
+}
+
+# busybox_path ARCH: the busybox a guest of ARCH runs.
+busybox_path() {
+	if [ "$1" = amd64 ]; then
+		echo /bin/busybox
+	else
+		echo "$KPROF_CACHE/busybox/$1/busybox"
+	fi
+}
+
+# kbuild_arch ARCH: Kbuild's ARCH= for Debian architecture ARCH.
+kbuild_arch() {
+	case "$1" in
+	amd64) echo x86_64 ;;
+	armhf) echo arm ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# static_kprofctl ARCH: where 'make static' leaves kprofctl for ARCH.
+static_kprofctl() {
+	if [ "$1" = amd64 ]; then
+		echo "$KPROF_BUILD/static/kprofctl"
+	else
+		echo "$KPROF_BUILD/static-$(kbuild_arch "$1")/kprofctl"
+	fi
+}

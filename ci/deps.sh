@@ -7,7 +7,7 @@ set -euo pipefail
 PKGS=(
 	build-essential cmake pkg-config kmod
 	libtracefs-dev libtraceevent-dev libcli11-dev libboost-test-dev nlohmann-json3-dev
-	qemu-system-x86 busybox-static cpio trace-cmd mmdebstrap
+	qemu-system-x86 qemu-system-arm busybox-static cpio trace-cmd mmdebstrap
 )
 BACKPORTS=/etc/apt/sources.list.d/kprof-backports.sources
 
@@ -26,11 +26,10 @@ apt_update() {
 
 # The suites of the matrix that build in a chroot (ci/chroot.sh).
 chroot_suites() {
-	local id flavour suite
-	while read -r id flavour suite; do
-		case "$id" in ''|'#'*) continue ;; esac
+	local id flavour suite arch
+	while read -r id flavour suite arch; do
 		host_suite "$suite" || echo "$suite"
-	done <"$KPROF_TOP/ci/kernels.list" | sort -u
+	done < <(matrix_lines) | sort -u
 }
 
 chroot_update() {
@@ -83,14 +82,16 @@ if ! "$KPROF_TOP/ci/kernels.sh" resolve >/dev/null 2>&1; then
 	"$KPROF_TOP/ci/kernels.sh" resolve >/dev/null
 fi
 
-# fetch_deb SUITE PKG: PKG's .deb in the cache, downloaded once (in SUITE's
-# chroot for a chroot suite).
+# fetch_deb SUITE PKG[:ARCH]: PKG's .deb in the cache, downloaded once (in
+# SUITE's chroot for a chroot suite, or for another architecture).
 fetch_deb() {
-	local suite=$1 pkg=$2 deb dir
-	deb=$(ls "$KPROF_CACHE"/debs/"$pkg"_*.deb 2>/dev/null | head -n 1 || true)
+	local suite=$1 pkg=$2 name=${2%%:*} arch=\* deb dir
+	[ "$pkg" = "$name" ] || arch=${pkg#*:}
+	deb=$(ls "$KPROF_CACHE"/debs/"$name"_*_$arch.deb 2>/dev/null | head -n 1 || true)
 	if [ -z "$deb" ]; then
 		info "downloading $pkg"
-		if host_suite "$suite"; then
+		mkdir -p "$KPROF_CACHE/debs"
+		if host_suite "$suite" && [ "$pkg" = "$name" ]; then
 			# apt drops privileges to _apt for downloads; let it write there.
 			chown _apt "$KPROF_CACHE/debs" 2>/dev/null || true
 			(cd "$KPROF_CACHE/debs" && apt-get download -q "$pkg" >/dev/null) || die "cannot download $pkg"
@@ -98,11 +99,55 @@ fetch_deb() {
 			dir=$("$KPROF_TOP/ci/chroot.sh" "$suite")
 			"$KPROF_TOP/ci/chroot.sh" "$suite" run sh -c "cd /tmp && apt-get download -q $pkg >/dev/null" ||
 				die "cannot download $pkg in the $suite chroot"
-			mv "$dir"/tmp/"$pkg"_*.deb "$KPROF_CACHE/debs/"
+			mv "$dir"/tmp/"$name"_*.deb "$KPROF_CACHE/debs/"
 		fi
-		deb=$(ls "$KPROF_CACHE"/debs/"$pkg"_*.deb | head -n 1)
+		deb=$(ls "$KPROF_CACHE"/debs/"$name"_*_$arch.deb | head -n 1)
 	fi
 	echo "$deb"
+}
+
+# cross_headers SUITE REL ARCH: ARCH's headers for REL in SUITE's chroot, the
+# way a user cross-builds on Debian: the native linux-kbuild, and the
+# ARCH headers (plus their -common) unpacked, since they cannot be installed
+# next to the native compiler.
+cross_headers() {
+	local suite=$1 rel=$2 arch=$3 dir deps kbuild common
+	dir=$("$KPROF_TOP/ci/chroot.sh" "$suite")
+	[ -f "$dir/usr/src/linux-headers-$rel/Makefile" ] && return 0
+	deps=$("$KPROF_TOP/ci/chroot.sh" "$suite" run apt-cache show "linux-headers-$rel:$arch" | sed -n 's/^Depends: //p' | head -n 1)
+	kbuild=$(echo "$deps" | grep -o 'linux-kbuild-[^ ,]*' | head -n 1)
+	common=$(echo "$deps" | grep -o 'linux-headers-[^ ,]*-common[^ ,]*' | head -n 1)
+	[ -n "$kbuild" ] && [ -n "$common" ] || die "cannot tell the dependencies of linux-headers-$rel:$arch"
+	"$KPROF_TOP/ci/chroot.sh" "$suite" run apt-get install -y -q --no-install-recommends "$kbuild" >/dev/null ||
+		die "cannot install $kbuild in the $suite chroot"
+	dpkg-deb -x "$(fetch_deb "$suite" "$common")" "$dir"
+	dpkg-deb -x "$(fetch_deb "$suite" "linux-headers-$rel:$arch")" "$dir"
+}
+
+# install_headers SUITE REL ARCH: Kbuild's tree for REL where the build runs.
+install_headers() {
+	local suite=$1 rel=$2 arch=$3
+	if [ "$arch" != amd64 ]; then
+		cross_headers "$suite" "$rel" "$arch"
+	elif host_suite "$suite"; then
+		install_pkgs "linux-headers-$rel"
+	else
+		"$KPROF_TOP/ci/chroot.sh" "$suite" run sh -c \
+			"dpkg -s linux-headers-$rel >/dev/null 2>&1 || apt-get install -y -q --no-install-recommends linux-headers-$rel >/dev/null" ||
+			die "cannot install linux-headers-$rel in the $suite chroot"
+	fi
+}
+
+# The guests of other architectures run that architecture's busybox.
+guest_busybox() {
+	local arch=$1 dest tmp
+	dest=$(busybox_path "$arch")
+	[ -x "$dest" ] && return 0
+	tmp=$(mktemp -d)
+	dpkg-deb -x "$(fetch_deb "$KPROF_CROSS_SUITE" "busybox-static:$arch")" "$tmp"
+	mkdir -p "$(dirname "$dest")"
+	install -m 0755 "$(ls "$tmp"/bin/busybox "$tmp"/usr/bin/busybox 2>/dev/null | head -n 1)" "$dest"
+	rm -rf "$tmp"
 }
 
 # unpack_vmlinuz DEB REL DEST: the kernel image from DEB (./boot/vmlinuz-REL,
@@ -125,19 +170,16 @@ unpack_vmlinuz() {
 # Headers go into the system, or the suite's chroot (Kbuild wants
 # /lib/modules/<rel>/build). The image is only booted by QEMU, so its vmlinuz
 # is unpacked into the cache rather than installed into the host's /boot.
-while read -r id rel suite; do
-	if host_suite "$suite"; then
-		install_pkgs "linux-headers-$rel"
-	else
-		"$KPROF_TOP/ci/chroot.sh" "$suite" run sh -c \
-			"dpkg -s linux-headers-$rel >/dev/null 2>&1 || apt-get install -y -q --no-install-recommends linux-headers-$rel >/dev/null" ||
-			die "cannot install linux-headers-$rel in the $suite chroot"
-	fi
+while read -r id rel suite arch; do
+	install_headers "$suite" "$rel" "$arch"
+	[ "$arch" = amd64 ] || guest_busybox "$arch"
 	vmlinuz=$(vmlinuz_path "$rel")
 	[ -s "$vmlinuz" ] && continue
-	mkdir -p "$KPROF_CACHE/debs" "$(dirname "$vmlinuz")"
-	unpack_vmlinuz "$(fetch_deb "$suite" "linux-image-$rel")" "$rel" "$vmlinuz" ||
-		unpack_vmlinuz "$(fetch_deb "$suite" "linux-binary-$rel")" "$rel" "$vmlinuz" ||
+	mkdir -p "$(dirname "$vmlinuz")"
+	pa=
+	[ "$arch" = amd64 ] || pa=:$arch
+	unpack_vmlinuz "$(fetch_deb "$suite" "linux-image-$rel$pa")" "$rel" "$vmlinuz" ||
+		unpack_vmlinuz "$(fetch_deb "$suite" "linux-binary-$rel$pa")" "$rel" "$vmlinuz" ||
 		die "no vmlinuz in linux-image-$rel or linux-binary-$rel"
 	info "kernel $id: $rel ($vmlinuz)"
 done < <(kernels_each)

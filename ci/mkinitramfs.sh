@@ -2,26 +2,29 @@
 # Build the test guest's initramfs for one kernel release:
 #   busybox-static, ci/guest-init as /init, the modules built for that
 #   release (build/modules/<rel>/*.ko -> /lib/kprof), the static kprofctl
-#   (-> /usr/local/bin) and the tests/vm/ scripts (-> /tests).
+#   (-> /usr/local/bin) and the tests/vm/ scripts (-> /tests), all for the
+#   guest's architecture (default amd64).
 #
-#   ci/mkinitramfs.sh RELEASE OUTPUT.cpio.gz
+#   ci/mkinitramfs.sh RELEASE OUTPUT.cpio.gz [ARCH]
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 rel=${1:?usage: mkinitramfs.sh RELEASE OUTPUT}
 out=${2:?usage: mkinitramfs.sh RELEASE OUTPUT}
+arch=${3:-amd64}
 mods=$KPROF_BUILD/modules/$rel
-kprofctl=$KPROF_BUILD/static/kprofctl
+kprofctl=$(static_kprofctl "$arch")
+busybox=$(busybox_path "$arch")
 
-[ -x /bin/busybox ] || die "busybox-static is not installed; run 'make deps'"
+[ -x "$busybox" ] || die "no busybox for $arch at $busybox; run 'make deps'"
 ls "$mods"/*.ko >/dev/null 2>&1 || die "no modules built for $rel; run 'make modules'"
-[ -x "$kprofctl" ] || die "no static kprofctl at $kprofctl; run 'make static'"
+[ -x "$kprofctl" ] || die "no static kprofctl for $arch at $kprofctl; run 'make static' (ARCH= for a board)"
 
 root=$(mktemp -d)
 chmod 0755 "$root"
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,lib/kprof,usr/local/bin,tests}
-cp /bin/busybox "$root/bin/busybox"
+cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 install -m 0755 "$KPROF_TOP/ci/guest-init" "$root/init"
 cp "$mods"/*.ko "$root/lib/kprof/"

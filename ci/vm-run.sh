@@ -2,7 +2,7 @@
 # Boot one matrix kernel under QEMU (TCG) with the kprof initramfs and run one
 # tests/vm/ script inside it.
 #
-#   ci/vm-run.sh KERNEL TEST       KERNEL is a matrix id (6.1, 6.1-rt, 6.12)
+#   ci/vm-run.sh KERNEL TEST       KERNEL is an id of ci/kernels.list (6.1, arm64-6.12, ...)
 #   ci/vm-run.sh KERNEL shell      an interactive guest shell on this terminal
 #
 # Exit status (the negative harness tests rely on the distinction):
@@ -12,16 +12,16 @@
 #   3 no verdict: timeout, hang or crash
 #   4 setup error on the host
 # The console log is kept in build/vm-logs/<kernel>/<test>.log.
-# KPROF_VM_TIMEOUT (seconds, default 120) bounds the whole boot.
+# KPROF_VM_TIMEOUT (seconds, default 180) bounds the whole boot.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 [ $# -eq 2 ] || { echo "usage: $0 KERNEL TEST|shell" >&2; exit 4; }
 id=$1 test=$2
 rel=$(kernel_release "$id") || exit 4
+arch=$(kernel_arch "$id") || exit 4
 vmlinuz=$(vmlinuz_path "$rel")
 [ -s "$vmlinuz" ] || { echo "kprof: no kernel image $vmlinuz; run 'make deps'" >&2; exit 4; }
-command -v qemu-system-x86_64 >/dev/null || { echo "kprof: qemu-system-x86_64 missing; run 'make deps'" >&2; exit 4; }
 if [ "$test" != shell ] && [ ! -f "$KPROF_TOP/tests/vm/$test.sh" ]; then
 	echo "kprof: no guest test tests/vm/$test.sh" >&2
 	exit 4
@@ -29,7 +29,7 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$KPROF_TOP/ci/mkinitramfs.sh" "$rel" "$work/initramfs.cpio.gz" || exit 4
+"$KPROF_TOP/ci/mkinitramfs.sh" "$rel" "$work/initramfs.cpio.gz" "$arch" || exit 4
 
 # A test may ask for kernel arguments of its own with a line
 #   # kprof-append: debugfs=off
@@ -37,14 +37,36 @@ extra=
 if [ "$test" != shell ]; then
 	extra=$(sed -n 's/^# kprof-append: //p' "$KPROF_TOP/tests/vm/$test.sh" | tr '\n' ' ')
 fi
-qemu=(qemu-system-x86_64 -accel "tcg,thread=${KPROF_TCG_THREAD:-single}" -cpu "${KPROF_QEMU_CPU:-max}" -smp 2 -m 1G -nographic -no-reboot
-	-kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz"
-	-append "console=ttyS0 loglevel=5 panic=-1 oops=panic tsc=reliable rdinit=/init kprof.test=$test $extra")
-# thread=single: multi-threaded TCG livelocks in the kernel's text patching
-# (static keys) under a high IRQ-thread wakeup rate; see
-# tests/vm/tool_textpoke_hang.sh for the reproducer.
-# tsc=reliable: under TCG the clocksource watchdog blames the TSC for the
-# emulator's own stalls and switches to the (slow, MMIO) HPET mid-test.
+append="loglevel=5 panic=-1 oops=panic rdinit=/init kprof.test=$test $extra"
+# x86: thread=single, because multi-threaded TCG livelocks in the kernel's
+# text patching (static keys) under a high IRQ-thread wakeup rate; see
+# tests/vm/tool_textpoke_hang.sh for the reproducer. armhf: thread=multi,
+# because with single-threaded TCG the armmp kernel never gets past
+# bringing up CPU1.
+tcg_default=single
+[ "$arch" = armhf ] && tcg_default=multi
+tcg=tcg,thread=${KPROF_TCG_THREAD:-$tcg_default}
+case "$arch" in
+amd64)
+	# tsc=reliable: under TCG the clocksource watchdog blames the TSC for
+	# the emulator's own stalls and switches to the (slow, MMIO) HPET mid-test.
+	qemu=(qemu-system-x86_64 -accel "$tcg" -cpu "${KPROF_QEMU_CPU:-max}" -m 1G
+		-append "console=ttyS0 tsc=reliable $append")
+	;;
+arm64)
+	# Debian's arm64 kernel boots straight from -kernel on the virt board.
+	qemu=(qemu-system-aarch64 -M virt -accel "$tcg" -cpu cortex-a57 -m 1G
+		-append "console=ttyAMA0 $append")
+	;;
+armhf)
+	# The armmp kernel cannot use virt's high PCI window (PCI fails with -75).
+	qemu=(qemu-system-arm -M virt,highmem=off -accel "$tcg" -cpu cortex-a15 -m 512M
+		-append "console=ttyAMA0 $append")
+	;;
+*) echo "kprof: no QEMU guest for architecture $arch" >&2; exit 4 ;;
+esac
+command -v "${qemu[0]}" >/dev/null || { echo "kprof: ${qemu[0]} missing; run 'make deps'" >&2; exit 4; }
+qemu+=(-smp 2 -nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz")
 
 if [ "$test" = shell ]; then
 	echo "kprof: booting $rel; the guest shell's 'poweroff -f' (or Ctrl-A X) quits" >&2
@@ -54,7 +76,7 @@ fi
 logdir=$KPROF_BUILD/vm-logs/$id
 mkdir -p "$logdir"
 log=$logdir/$test.log
-timeout=${KPROF_VM_TIMEOUT:-120}
+timeout=${KPROF_VM_TIMEOUT:-180}
 start=$(date +%s)
 set +e
 timeout --kill-after=5 "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1

@@ -2,7 +2,7 @@
 # 'make install' into a staging root puts every piece where README says.
 set -euo pipefail
 . "$(dirname "$0")/../../ci/common.sh"
-read -r id rel suite < <(kernels_each | head -n 1)
+read -r id rel _ < <(kernels_each | head -n 1)
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 make -s -C "$KPROF_TOP" install KERNELRELEASE="$rel" DESTDIR="$dest" PREFIX=/usr/local >/dev/null
@@ -19,3 +19,22 @@ grep -q 'extra/kprof_pktproc.ko: extra/kprof.ko' "$dest/lib/modules/$rel/modules
 	{ echo "FAIL: depmod did not record pktproc's dependency on kprof"; exit 1; }
 "$dest/usr/local/bin/kprofctl" --version
 echo "install into a staging root: ok ($id, $rel)"
+
+# A board of another architecture: the README's "On your board" staging
+# command, with Debian's headers (in the cross chroot) as the board's tree.
+while read -r id rel suite arch; do
+	[ "$arch" != amd64 ] || continue
+	karch=$(kbuild_arch "$arch")
+	kdir=$("$KPROF_TOP/ci/chroot.sh" "$suite")/usr/src/linux-headers-$rel
+	board=$(mktemp -d)
+	make -s -C "$KPROF_TOP" install DESTDIR="$board" ARCH="$karch" KDIR="$kdir" >/dev/null
+	case "$arch" in arm64) machine=AArch64 ;; armhf) machine=ARM ;; esac
+	for f in lib/modules/$rel/extra/kprof.ko lib/modules/$rel/extra/kprof_pktproc.ko usr/local/bin/kprofctl; do
+		m=$(readelf -h "$board/$f" | sed -n 's/^ *Machine: *//p')
+		[ "$m" = "$machine" ] || { echo "FAIL: $id: $f is for '$m', not $machine"; exit 1; }
+	done
+	grep -q 'extra/kprof_pktproc.ko: extra/kprof.ko' "$board/lib/modules/$rel/modules.dep" ||
+		{ echo "FAIL: $id: no modules.dep entry for pktproc"; exit 1; }
+	rm -rf "$board"
+	echo "board staging: ok ($id, $rel, $machine)"
+done < <(kernels_each)

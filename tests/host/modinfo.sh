@@ -4,7 +4,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../../ci/common.sh"
 status=0
-while read -r id rel suite; do
+while read -r id rel _; do
 	ko=$KPROF_BUILD/modules/$rel/kprof_pktproc.ko
 	[ -f "$ko" ] || die "$ko not built; run 'make modules'"
 	for p in rate_pps batch irq_coalesce coalesce_usecs work_ns pass_overhead_ns ring_size nr_queues autostart; do

@@ -112,7 +112,8 @@ static int stress_start(void)
 	for_each_online_cpu(cpu) {
 		struct stress_cpu *s = per_cpu_ptr(&stress, cpu);
 
-		s->thread = kthread_create_on_cpu(stress_thread, NULL, cpu, "kprof_stress/%u");
+		/* kthread_create_on_cpu() is not exported before 5.13. */
+		s->thread = kthread_create(stress_thread, NULL, "kprof_stress/%u", cpu);
 		if (IS_ERR(s->thread)) {
 			int ret = PTR_ERR(s->thread);
 
@@ -120,6 +121,7 @@ static int stress_start(void)
 			stress_stop();
 			return ret;
 		}
+		kthread_bind(s->thread, cpu);
 		wake_up_process(s->thread);
 	}
 	on_each_cpu(stress_start_timer, NULL, 1);

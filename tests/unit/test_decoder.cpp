@@ -15,6 +15,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <unistd.h>
 #include <string>
 
 namespace fs = std::filesystem;
@@ -361,4 +362,33 @@ BOOST_AUTO_TEST_CASE(fuzzed_pages)
 		decoded += r.events;
 	}
 	BOOST_TEST(decoded > 1000u);	// the fuzzer did reach valid events
+}
+
+// kprofctl reads only the kprof formats from tracefs: the tep made from a
+// tracefs-like tree decodes a capture exactly as the capture's own does.
+BOOST_AUTO_TEST_CASE(tep_from_a_tracefs_tree)
+{
+	for (const auto &dir : captures()) {
+		BOOST_TEST_CONTEXT(dir.filename().string())
+		{
+			const fs::path t = fs::temp_directory_path() / ("kprof-tracefs-" + std::to_string(getpid()));
+			fs::remove_all(t);
+			fs::create_directories(t / "events" / "kprof");
+			BOOST_CHECK_THROW(tep_from_tracefs(t), std::runtime_error);
+			fs::copy_file(dir / "header_page", t / "events" / "header_page");
+			std::ofstream(t / "events" / "kprof" / "enable") << "0\n";
+			for (const auto &e : fs::directory_iterator(dir / "formats")) {
+				fs::create_directories(t / "events" / "kprof" / e.path().filename());
+				fs::copy_file(e.path(), t / "events" / "kprof" / e.path().filename() / "format");
+			}
+			auto tep = tep_from_tracefs(t);
+			fs::remove_all(t);
+			Decoder d(tep.get());
+			auto got = decode_files(d, dir, "normal", 2);
+			auto want = from_text(dir / "normal.txt");
+			BOOST_TEST(got.totals.events == want.events);
+			BOOST_TEST(got.totals.sum == want.sum);
+			BOOST_TEST(got.invalid == 0u);
+		}
+	}
 }

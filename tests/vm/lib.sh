@@ -84,10 +84,13 @@ check_irq_match() {
 	echo "$2: $r"
 	head -n 5 /tmp/match.err
 	set -- $r "$2"
-	[ "$2" -gt 0 ] || fail "$7: no thread event matched an IRQ entry"
+	what=$9
+	[ "$2" -gt 0 ] || fail "$what: no thread event matched an IRQ entry"
+	# Only the first thread event of the trace can serve an earlier IRQ.
+	[ "$8" -le 1 ] || fail "$what: $8 thread events claim IRQ entries before the trace"
 	# 1 % of the samples, and at least one, may miss or miscount.
-	[ "$4" -le 1 ] || [ $(($4 * 100)) -le "$2" ] || fail "$7: $4 of $(($2 + $4)) thread events claim no real IRQ entry"
-	[ "$6" -le 1 ] || [ $(($6 * 100)) -le "$2" ] || fail "$7: $6 of $2 thread events are not measured from their first IRQ"
+	[ "$4" -le 1 ] || [ $(($4 * 100)) -le "$2" ] || fail "$what: $4 of $(($2 + $4)) thread events claim no real IRQ entry"
+	[ "$6" -le 1 ] || [ $(($6 * 100)) -le "$2" ] || fail "$what: $6 of $2 thread events are not measured from their first IRQ"
 }
 
 # sum_served FILE: Σ(coalesced + 1) over the thread events: the woken

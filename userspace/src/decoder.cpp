@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace kprof {
 
@@ -67,24 +68,46 @@ std::optional<PageHeader> parse_page_header(const void *page, size_t size, size_
 	return h;
 }
 
-TepPtr tep_from_capture(const std::filesystem::path &dir)
+TepPtr tep_from_files(const std::filesystem::path &header_page, const std::vector<std::filesystem::path> &formats,
+		      int long_size, int page_size, tep_endian endian)
 {
 	TepPtr tep(tep_alloc());
 	if (!tep)
 		throw std::runtime_error("tep_alloc failed");
-	tep_set_long_size(tep.get(), 8);
-	tep_set_page_size(tep.get(), 4096);
-	tep_set_file_bigendian(tep.get(), TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep.get(), TEP_LITTLE_ENDIAN);
-	std::string header = slurp(dir / "header_page");
-	if (tep_parse_header_page(tep.get(), header.data(), header.size(), 8))
-		throw std::runtime_error("cannot parse " + (dir / "header_page").string());
-	for (const auto &e : std::filesystem::directory_iterator(dir / "formats")) {
-		std::string fmt = slurp(e.path());
+	tep_set_long_size(tep.get(), long_size);
+	tep_set_page_size(tep.get(), page_size);
+	tep_set_file_bigendian(tep.get(), endian);
+	tep_set_local_bigendian(tep.get(), endian);
+	std::string header = slurp(header_page);
+	if (tep_parse_header_page(tep.get(), header.data(), header.size(), long_size))
+		throw std::runtime_error("cannot parse " + header_page.string());
+	for (const auto &f : formats) {
+		std::string fmt = slurp(f);
 		if (tep_parse_event(tep.get(), fmt.data(), fmt.size(), "kprof"))
-			throw std::runtime_error("cannot parse the format " + e.path().string());
+			throw std::runtime_error("cannot parse the format " + f.string());
 	}
 	return tep;
+}
+
+TepPtr tep_from_capture(const std::filesystem::path &dir)
+{
+	std::vector<std::filesystem::path> formats;
+	for (const auto &e : std::filesystem::directory_iterator(dir / "formats"))
+		formats.push_back(e.path());
+	return tep_from_files(dir / "header_page", formats, 8, 4096, TEP_LITTLE_ENDIAN);
+}
+
+TepPtr tep_from_tracefs(const std::filesystem::path &tdir)
+{
+	std::vector<std::filesystem::path> formats;
+	std::error_code ec;
+	for (const auto &e : std::filesystem::directory_iterator(tdir / "events" / "kprof", ec))
+		if (std::filesystem::exists(e.path() / "format"))
+			formats.push_back(e.path() / "format");
+	if (ec || formats.empty())
+		throw std::runtime_error("cannot read the kprof event formats under " + (tdir / "events/kprof").string());
+	return tep_from_files(tdir / "events" / "header_page", formats, int(sizeof(long)), int(sysconf(_SC_PAGESIZE)),
+			      tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 }
 
 Decoder::Decoder(tep_handle *tep)

@@ -128,17 +128,8 @@ private:
 	std::vector<Sample> samples_;
 };
 
-TepPtr kprof_tep(const std::string &tdir)
-{
-	const char *systems[] = {"kprof", nullptr};
-	TepPtr tep(tracefs_local_events_system(tdir.c_str(), systems));
-	if (!tep)
-		throw std::runtime_error("cannot read the kprof event formats under " + tdir + "/events/kprof");
-	return tep;
-}
-
 Session::Session(const Plan &plan, const LatencyOptions &opts)
-	: plan_(plan), tep_(kprof_tep(plan.tdir)), decoder_(tep_.get()), inst_(opts.instance, Instance::Mode::Session)
+	: plan_(plan), tep_(tep_from_tracefs(plan.tdir)), decoder_(tep_.get()), inst_(opts.instance, Instance::Mode::Session)
 {
 	if (!inst_.recovered().empty())
 		std::cerr << "kprofctl: " << inst_.recovered() << '\n';

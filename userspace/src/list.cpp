@@ -72,10 +72,13 @@ int run_list(const ListOptions &opts)
 		sys::require_module();
 	TepPtr tep;
 	if (opts.fields) {
-		const char *systems[] = {"kprof", nullptr};
-		tep.reset(opts.all ? tracefs_local_events(tdir.c_str()) : tracefs_local_events_system(tdir.c_str(), systems));
-		if (!tep)
-			throw std::runtime_error("cannot read the event formats under " + tdir);
+		if (opts.all) {
+			tep.reset(tracefs_local_events(tdir.c_str()));
+			if (!tep)
+				throw std::runtime_error("cannot read the event formats under " + tdir);
+		} else {
+			tep = tep_from_tracefs(tdir);
+		}
 	}
 	const auto events = all_events(tdir, opts.all ? "" : "kprof");
 	for (const auto &[s, e] : events) {

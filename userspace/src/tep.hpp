@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 namespace kprof {
 
@@ -18,9 +19,19 @@ struct KbufferFree {
 using TepPtr = std::unique_ptr<tep_handle, TepFree>;
 using KbufferPtr = std::unique_ptr<kbuffer, KbufferFree>;
 
-// A tep handle for the kprof events from a directory laid out like a
-// capture: header_page and formats/<event> (tests/unit/fixtures). Throws
-// std::runtime_error on a missing or unparsable file.
+// A tep handle for the kprof events from a header_page file and one format
+// file per event, for a kernel of the given long size, page size and byte
+// order. Throws std::runtime_error on a missing or unparsable file.
+TepPtr tep_from_files(const std::filesystem::path &header_page, const std::vector<std::filesystem::path> &formats,
+		      int long_size, int page_size, tep_endian endian);
+
+// The same from a directory laid out like a capture: header_page and
+// formats/<event> (tests/unit/fixtures; an x86_64 kernel).
 TepPtr tep_from_capture(const std::filesystem::path &dir);
+
+// The same from a live tracefs at tdir, for the running kernel: only the
+// kprof formats, not libtracefs's tracefs_local_events_system(), which
+// also parses all of /proc/kallsyms (3 s per start on an arm64 TCG guest).
+TepPtr tep_from_tracefs(const std::filesystem::path &tdir);
 
 }  // namespace kprof
