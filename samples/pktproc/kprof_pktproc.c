@@ -95,6 +95,10 @@ static bool autostart;
 module_param(autostart, bool, 0444);
 MODULE_PARM_DESC(autostart, "start receiving at load (default off)");
 
+static bool kprof_hooks = true;
+module_param(kprof_hooks, bool, 0444);
+MODULE_PARM_DESC(kprof_hooks, "register with kprof and call its hooks; off makes a driver nobody instrumented (default on)");
+
 struct pkt {
 	u64 seq;
 	u64 rx_ns;		/* kprof_now() at receive; 0 while kprof is off */
@@ -208,22 +212,29 @@ static enum hrtimer_restart rx_timer(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
+/* The primary handler's return, through kprof when the queue has a device. */
+static irqreturn_t hard_return(struct pktq *q, irqreturn_t ret)
+{
+	return q->kdev ? kprof_irq_exit(q->kdev, ret) : ret;
+}
+
 static irqreturn_t pktproc_hard(int irq, void *data)
 {
 	struct pktq *q = data;
 	unsigned int every = READ_ONCE(nowake_every);
 	u64 n = q->irqs + 1;
 
-	kprof_irq_enter(q->kdev);
+	if (q->kdev)
+		kprof_irq_enter(q->kdev);
 	WRITE_ONCE(q->irqs, n);
 	/* The stop's last IRQ always wakes: it flushes the ring. */
 	if (every && !do_div(n, every) && READ_ONCE(q->running)) {
 		q->unwoken = true;
-		return kprof_irq_exit(q->kdev, IRQ_HANDLED);
+		return hard_return(q, IRQ_HANDLED);
 	}
 	q->unwoken = false;
 	WRITE_ONCE(q->wakes, q->wakes + 1);
-	return kprof_irq_exit(q->kdev, IRQ_WAKE_THREAD);
+	return hard_return(q, IRQ_WAKE_THREAD);
 }
 
 static irqreturn_t pktproc_thread(int irq, void *data)
@@ -231,7 +242,8 @@ static irqreturn_t pktproc_thread(int irq, void *data)
 	struct pktq *q = data;
 	unsigned int tail = q->tail, head, n, i;
 
-	kprof_thread_begin(q->kdev);
+	if (q->kdev)
+		kprof_thread_begin(q->kdev);
 	WRITE_ONCE(q->thread_runs, q->thread_runs + 1);
 
 	/*
@@ -246,7 +258,8 @@ static irqreturn_t pktproc_thread(int irq, void *data)
 		u64 overhead_end;
 
 		n = min(head - tail, max);
-		kprof_batch_begin(q->kdev);
+		if (q->kdev)
+			kprof_batch_begin(q->kdev);
 		/* The fixed cost of a pass: descriptor refill, doorbells... */
 		overhead_end = ktime_get_ns() + READ_ONCE(pass_overhead_ns);
 		while (ktime_get_ns() < overhead_end)
@@ -255,14 +268,16 @@ static irqreturn_t pktproc_thread(int irq, void *data)
 			const struct pkt *pkt = &q->ring[(tail + i) & (ring_size - 1)];
 
 			q->csum = burn(pkt, wns, q->csum);
-			kprof_span_end_at(q->kdev, SPAN_PACKET, pkt->rx_ns);
+			if (q->kdev)
+				kprof_span_end_at(q->kdev, SPAN_PACKET, pkt->rx_ns);
 		}
 		tail += n;
 		/* Done reading the slots before handing them back. */
 		smp_store_release(&q->tail, tail);
 		WRITE_ONCE(q->processed, q->processed + n);
 		WRITE_ONCE(q->batches, q->batches + 1);
-		kprof_batch_end(q->kdev, n);
+		if (q->kdev)
+			kprof_batch_end(q->kdev, n);
 		cond_resched();
 	}
 	return IRQ_HANDLED;
@@ -515,10 +530,13 @@ static int queue_setup(struct pktq *q, unsigned int i)
 	}
 	snprintf(name, sizeof(name), "pktproc-q%u", i);
 	info.irq = q->irq;
-	q->kdev = kprof_dev_register(name, &info);
-	if (IS_ERR(q->kdev)) {
-		ret = PTR_ERR(q->kdev);
-		goto err_map;
+	q->kdev = NULL;
+	if (kprof_hooks) {
+		q->kdev = kprof_dev_register(name, &info);
+		if (IS_ERR(q->kdev)) {
+			ret = PTR_ERR(q->kdev);
+			goto err_map;
+		}
 	}
 	ret = request_threaded_irq(q->irq, pktproc_hard, pktproc_thread,
 				   IRQF_NO_THREAD, KBUILD_MODNAME, q);

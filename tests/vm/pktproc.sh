@@ -108,6 +108,21 @@ insmod "$KPROF_MODDIR/kprof_pktproc.ko" rate_pps=5000 ring_size=4 batch=1 work_n
 run_traffic 1
 [ "$(pp_stat dropped)" -gt 0 ] || fail "no drops with a 4-packet ring and a slow thread"
 expect_eq "conservation with drops" "$(pp_stat rx_packets)" "$(($(pp_stat processed) + $(pp_stat dropped)))"
+
+# kprof_hooks=0: a driver nobody instrumented. It registers no kprof device
+# and calls no hook, even with every kprof event on, and still works.
+rmmod kprof_pktproc
+insmod "$KPROF_MODDIR/kprof_pktproc.ko" kprof_hooks=0 nr_queues=2 rate_pps=2000 ||
+	fail "insmod kprof_hooks=0"
+[ ! -e "$KP/pktproc-q0" ] && [ ! -e "$KP/pktproc-q1" ] || fail "kprof_hooks=0 registered a kprof device"
+echo 1 >"$TR/events/kprof/enable"
+echo >"$TR/trace"
+run_traffic 1
+echo 0 >"$TR/events/kprof/enable"
+[ "$(pp_stat rx_packets)" -gt 0 ] && [ "$(pp_stat thread_runs)" -gt 0 ] || fail "no traffic with kprof_hooks=0"
+expect_eq "conservation without hooks" "$(pp_stat rx_packets)" "$(($(pp_stat processed) + $(pp_stat dropped)))"
+expect_eq "kprof events from an uninstrumented pktproc" "$(grep -c 'dev=pktproc' "$TR/trace" || true)" 0
+expect_eq "kprof_hooks reads back" "$(cat /sys/module/kprof_pktproc/parameters/kprof_hooks)" N
 echo 0 >"$KP/enable"
 rmmod kprof_pktproc
 rmmod kprof
