@@ -74,6 +74,12 @@ fi
 
 install_pkgs "${PKGS[@]}"
 
+# The suites' build chroots first, so that making them is seen (resolving
+# reads their apt lists).
+for suite in $(chroot_suites); do
+	"$KPROF_TOP/ci/chroot.sh" "$suite" >/dev/null
+done
+
 # Resolve the matrix against apt's current lists; refresh them once if an
 # entry cannot be resolved (a fresh machine may never have run apt-get update).
 if ! "$KPROF_TOP/ci/kernels.sh" resolve >/dev/null 2>&1; then
