@@ -74,6 +74,13 @@ $(STATIC)/CMakeCache.txt:
 static: $(STATIC)/CMakeCache.txt
 	$(CMAKE) --build $(STATIC) -j $(JOBS) --target kprofctl
 
+ifneq ($(CROSS_COMPILE),)
+$(STATIC)/CMakeCache.txt: | cross-check
+endif
+.PHONY: cross-check
+cross-check:
+	@command -v $(CROSS_COMPILE)g++ >/dev/null || { echo "kprof: error: no $(CROSS_COMPILE)g++; install g++-$(TRIPLET) and the board's libtracefs-dev:<arch> libtraceevent-dev:<arch> (multiarch), or build in ci/chroot.sh trixie" >&2; exit 1; }
+
 # The static kprofctl of every other architecture of the matrix (arm guests).
 boards:
 	bash ci/build-boards.sh
