@@ -91,6 +91,10 @@ static unsigned int nr_queues = 1;
 module_param(nr_queues, uint, 0444);
 MODULE_PARM_DESC(nr_queues, "queues, each with its own IRQ, thread, ring and timer CPU (1..8, default 1)");
 
+/* debugfs only: packets per queue per start, then the device goes quiet. */
+static unsigned int rx_budget;
+#define MAX_RX_BUDGET	100000000U
+
 static bool autostart;
 module_param(autostart, bool, 0444);
 MODULE_PARM_DESC(autostart, "start receiving at load (default off)");
@@ -125,6 +129,7 @@ struct pktq {
 	u64 first_unsignalled_ns;
 	u64 rx_packets;
 	u64 dropped;
+	unsigned int rx_run;	/* packets received since the last start */
 	/* Written by the hard handler only (on the timer's CPU, or after it stopped). */
 	u64 irqs;
 	u64 wakes;
@@ -177,7 +182,7 @@ static enum hrtimer_restart rx_timer(struct hrtimer *t)
 {
 	struct pktq *q = container_of(t, struct pktq, timer);
 	unsigned int head = q->head, coalesce = READ_ONCE(irq_coalesce);
-	unsigned int usecs = READ_ONCE(coalesce_usecs);
+	unsigned int usecs = READ_ONCE(coalesce_usecs), budget;
 	u64 now = ktime_get_ns();
 	struct pkt *pkt;
 
@@ -208,6 +213,17 @@ static enum hrtimer_restart rx_timer(struct hrtimer *t)
 	     (usecs && now - q->first_unsignalled_ns >= usecs * NSEC_PER_USEC)))
 		raise_irq(q);
 
+	/*
+	 * A spent budget ends the traffic without anyone's help: a test can
+	 * overload the thread for a bounded time even where the overload
+	 * starves the task that would stop it (PREEMPT_RT). stop() flushes.
+	 */
+	budget = READ_ONCE(rx_budget);
+	if (budget && ++q->rx_run >= budget) {
+		if (q->unsignalled)
+			raise_irq(q);
+		return HRTIMER_NORESTART;
+	}
 	hrtimer_forward_now(t, ns_to_ktime(NSEC_PER_SEC / READ_ONCE(rate_pps)));
 	return HRTIMER_RESTART;
 }
@@ -302,6 +318,7 @@ static void pktproc_start(void)
 		struct pktq *q = &pp.q[i];
 
 		WRITE_ONCE(q->running, true);
+		q->rx_run = 0;
 		reinit_completion(&q->flushed);
 		if (cpu_online(q->cpu))
 			smp_call_function_single(q->cpu, start_timer_on_cpu, q, 1);
@@ -417,6 +434,7 @@ static struct knob knobs[] = {
 	{ "work_ns", &work_ns, 0, MAX_WORK_NS },
 	{ "pass_overhead_ns", &pass_overhead_ns, 0, MAX_WORK_NS },
 	{ "nowake_every", &nowake_every, 0, MAX_NOWAKE_EVERY },
+	{ "rx_budget", &rx_budget, 0, MAX_RX_BUDGET },
 };
 
 static bool knob_ok(const struct knob *k, unsigned int v)
