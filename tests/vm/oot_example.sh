@@ -17,8 +17,12 @@ echo "kprof_span events from the example in 1 s: $n"
 [ "$n" -ge 20 ] || fail "the out-of-tree example produced $n events in 1 s at a 10 ms period"
 # The example never stops polling, so one poll may finish at each edge while
 # the event is being switched (counted, not traced): counter - events is 0..2.
+# On 32-bit ARM each switch patches the kernel's text under stop_machine(),
+# which under TCG takes long enough for more 10 ms polls (3 seen): 0..6 there.
+slack=2
+[ "$(uname -m)" != armv7l ] || slack=6
 c=$(counter example spans)
-[ "$c" -ge "$n" ] && [ "$c" -le $((n + 2)) ] || fail "span counter $c against $n events (want 0..2 more)"
+[ "$c" -ge "$n" ] && [ "$c" -le $((n + slack)) ] || fail "span counter $c against $n events (want 0..$slack more)"
 echo "ok: span counter $c, events $n"
 rmdir "$I"
 rmmod kprof_example
