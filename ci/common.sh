@@ -51,25 +51,21 @@ kernels_each() {
 	grep -v '^#' "$KPROF_KERNELS"
 }
 
-# kernel_release ID: the release string (uname -r) of matrix entry ID.
-kernel_release() {
-	local id rel suite arch
-	while read -r id rel suite arch; do
-		[ "$id" = "$1" ] && { echo "$rel"; return 0; }
-	done < <(kernels_each)
-	die "unknown kernel '$1' (known: $(kernels_each | cut -d' ' -f1 | tr '\n' ' '))"
+# kernel_field ID N: column N (2 release, 3 suite, 4 arch) of matrix entry ID.
+kernel_field() {
+	local line
+	line=$(kernels_each | awk -v id="$1" '$1 == id')
+	[ -n "$line" ] || die "unknown kernel '$1' (known: $(kernels_each | cut -d' ' -f1 | tr '\n' ' '))"
+	echo "$line" | cut -d' ' -f"$2"
 }
 
-vmlinuz_path() { echo "$KPROF_CACHE/kernels/$1/vmlinuz"; }
+# kernel_release ID: the release string (uname -r) of matrix entry ID.
+kernel_release() { kernel_field "$1" 2; }
 
 # kernel_arch ID: the architecture of matrix entry ID.
-kernel_arch() {
-	local id rel suite arch
-	while read -r id rel suite arch; do
-		[ "$id" = "$1" ] && { echo "$arch"; return 0; }
-	done < <(kernels_each)
-	die "unknown kernel '$1'"
-}
+kernel_arch() { kernel_field "$1" 4; }
+
+vmlinuz_path() { echo "$KPROF_CACHE/kernels/$1/vmlinuz"; }
 
 # busybox_path ARCH: the busybox a guest of ARCH runs.
 busybox_path() {
