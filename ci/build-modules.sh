@@ -91,7 +91,7 @@ build_one() {
 }
 
 if [ -n "${KDIR:-}" ]; then
-	rel=${KREL:-$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' "$KDIR/include/generated/utsrelease.h" 2>/dev/null || true)}
+	rel=${KREL:-$(kdir_release "$KDIR")}
 	[ -n "$rel" ] || die "cannot tell the release of $KDIR; pass KERNELRELEASE="
 	build_one "$KDIR" "$rel"
 else

@@ -65,6 +65,12 @@ kernel_release() { kernel_field "$1" 2; }
 # kernel_arch ID: the architecture of matrix entry ID.
 kernel_arch() { kernel_field "$1" 4; }
 
+# kdir_release KDIR: the release a kernel build tree was configured for
+# (empty if it cannot tell).
+kdir_release() {
+	sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' "$1/include/generated/utsrelease.h" 2>/dev/null || true
+}
+
 vmlinuz_path() { echo "$KPROF_CACHE/kernels/$1/vmlinuz"; }
 
 # busybox_path ARCH: the busybox a guest of ARCH runs.

@@ -14,7 +14,7 @@ set -euo pipefail
 
 rel=$1 destdir=$2 prefix=$3 what=${4:-all}
 if [ -z "$rel" ] && [ -n "${KDIR:-}" ]; then
-	rel=$(sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' "$KDIR/include/generated/utsrelease.h" 2>/dev/null || true)
+	rel=$(kdir_release "$KDIR")
 	[ -n "$rel" ] || die "cannot tell the release of $KDIR; pass KERNELRELEASE="
 fi
 if [ -z "$rel" ]; then
