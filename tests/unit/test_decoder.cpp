@@ -374,8 +374,9 @@ BOOST_AUTO_TEST_CASE(tep_from_a_tracefs_tree)
 			const fs::path t = fs::temp_directory_path() / ("kprof-tracefs-" + std::to_string(getpid()));
 			fs::remove_all(t);
 			fs::create_directories(t / "events" / "kprof");
-			BOOST_CHECK_THROW(tep_from_tracefs(t), std::runtime_error);
 			fs::copy_file(dir / "header_page", t / "events" / "header_page");
+			// A header page but no kprof format: not a tep without events.
+			BOOST_CHECK_THROW(tep_from_tracefs(t), std::runtime_error);
 			std::ofstream(t / "events" / "kprof" / "enable") << "0\n";
 			for (const auto &e : fs::directory_iterator(dir / "formats")) {
 				fs::create_directories(t / "events" / "kprof" / e.path().filename());
