@@ -33,9 +33,12 @@ trap 'rm -rf "$work"' EXIT
 
 # A test may ask for kernel arguments of its own with a line
 #   # kprof-append: debugfs=off
-extra=
+# and QEMU arguments of its own (x86 only) with
+#   # kprof-qemu: -serial mon:stdio -serial null
+extra= qextra=()
 if [ "$test" != shell ]; then
 	extra=$(sed -n 's/^# kprof-append: //p' "$KPROF_TOP/tests/vm/$test.sh" | tr '\n' ' ')
+	read -r -a qextra <<<"$(sed -n 's/^# kprof-qemu: //p' "$KPROF_TOP/tests/vm/$test.sh" | tr '\n' ' ')"
 fi
 append="loglevel=5 panic=-1 oops=panic rdinit=/init kprof.test=$test $extra"
 # x86: thread=single, because multi-threaded TCG livelocks in the kernel's
@@ -66,7 +69,7 @@ armhf)
 *) echo "kprof: no QEMU guest for architecture $arch" >&2; exit 4 ;;
 esac
 command -v "${qemu[0]}" >/dev/null || { echo "kprof: ${qemu[0]} missing; run 'make deps'" >&2; exit 4; }
-qemu+=(-smp 2 -nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz")
+qemu+=(-smp 2 -nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" "${qextra[@]}")
 
 if [ "$test" = shell ]; then
 	echo "kprof: booting $rel; the guest shell's 'poweroff -f' (or Ctrl-A X) quits" >&2

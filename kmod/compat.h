@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Kernel API differences between the kernels kprof builds against
- * (Debian 6.1, 6.1-rt and 6.12). Nothing else in kprof tests versions.
+ * (Debian 5.10 to 7.3). Nothing else in kprof tests versions.
  */
 #ifndef _KPROF_COMPAT_H
 #define _KPROF_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/sched.h>
 #include <linux/version.h>
 
 /* 6.10 dropped __assign_str()'s source argument: it now uses __string()'s. */
@@ -35,5 +36,26 @@ static inline void kprof_hrtimer_setup(struct hrtimer *timer,
 #else
 #define kprof_trace_array_get(name)	trace_array_get_by_name(name)
 #endif
+
+/* 5.18 added prev_state to sched_switch's prototype. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
+#define KPROF_SCHED_SWITCH_PROTO \
+	void *data, bool preempt, struct task_struct *prev, \
+	struct task_struct *next, unsigned int prev_state
+#else
+#define KPROF_SCHED_SWITCH_PROTO \
+	void *data, bool preempt, struct task_struct *prev, \
+	struct task_struct *next
+#endif
+
+/* Whether @p is current on a CPU (UP kernels have no on_cpu). */
+static inline bool kprof_task_on_cpu(const struct task_struct *p)
+{
+#ifdef CONFIG_SMP
+	return READ_ONCE(p->on_cpu);
+#else
+	return p == current;
+#endif
+}
 
 #endif /* _KPROF_COMPAT_H */

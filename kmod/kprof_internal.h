@@ -95,6 +95,8 @@ struct kprof_dev {
 #define KPROF_FILE_VERSION	"version"
 #define KPROF_FILE_ENABLE	"enable"
 #define KPROF_FILE_BENCH	"bench"
+#define KPROF_FILE_GIRQ_COUNTERS	"girq_counters"
+#define KPROF_FILE_GIRQ_EMITTED	"girq_emitted"
 
 /* kprof_main.c */
 extern struct dentry *kprof_debugfs_root;	/* an ERR_PTR() without debugfs */
@@ -108,5 +110,9 @@ void kprof_dev_reset_stats(struct kprof_dev *dev);
 
 /* kprof_bench.c */
 void kprof_bench_init(struct dentry *root);
+
+/* kprof_irq.c: the generic IRQ tracker */
+void kprof_girq_init(struct dentry *root);
+void kprof_girq_exit(void);
 
 #endif /* _KPROF_INTERNAL_H */

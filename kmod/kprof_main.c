@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprof core: module lifetime, the hooks' static key, and the global
- * debugfs files (version, enable, bench).
+ * debugfs files (version, enable, bench; the IRQ tracker adds its own).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -66,6 +66,7 @@ void kprof_key_put(void)
 
 static const char * const reserved_names[] = {
 	KPROF_FILE_VERSION, KPROF_FILE_ENABLE, KPROF_FILE_BENCH,
+	KPROF_FILE_GIRQ_COUNTERS, KPROF_FILE_GIRQ_EMITTED,
 };
 
 /* True if @name is one of kprof's own top-level debugfs files. */
@@ -140,6 +141,7 @@ static int __init kprof_init(void)
 	debugfs_create_file(KPROF_FILE_ENABLE, 0600, kprof_debugfs_root, NULL,
 			    &enable_fops);
 	kprof_bench_init(kprof_debugfs_root);
+	kprof_girq_init(kprof_debugfs_root);
 	if (IS_ERR(kprof_debugfs_root))
 		pr_info("version %s loaded; no debugfs (%ld): events only, no counters\n",
 			KPROF_VERSION, PTR_ERR(kprof_debugfs_root));
@@ -152,9 +154,10 @@ static void __exit kprof_exit(void)
 {
 	/*
 	 * No device is registered: every driver using kprof holds a
-	 * reference through its symbol dependency. Removing the tree waits
-	 * for readers and writers in flight.
+	 * reference through its symbol dependency. The IRQ tracker's probes
+	 * go first; removing the tree waits for readers and writers in flight.
 	 */
+	kprof_girq_exit();
 	debugfs_remove_recursive(kprof_debugfs_root);
 
 	mutex_lock(&key_mutex);

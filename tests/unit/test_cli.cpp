@@ -94,6 +94,29 @@ BOOST_AUTO_TEST_CASE(latency_defaults)
 	BOOST_TEST(o.buffer_kb == 0u);
 }
 
+BOOST_AUTO_TEST_CASE(irq_options)
+{
+	Cli cli;
+	auto cmd = cli.parse({"irq", "-d", "2s", "--irq", "3", "ttyS0", "-c", "1", "--per-cpu", "--csv", "-u", "ns",
+			      "-b", "512"});
+	const auto &o = std::get<kprof::IrqOptions>(cmd);
+	BOOST_TEST(o.duration.count() == 2000000000LL);
+	BOOST_TEST((o.irqs == std::vector<std::string>{"3", "ttyS0"}));
+	BOOST_TEST((o.cpus == std::vector<int>{1}));
+	BOOST_TEST(o.per_cpu);
+	BOOST_TEST(o.csv);
+	BOOST_TEST(o.divisor == 1u);
+	BOOST_TEST(o.buffer_kb == 512u);
+	BOOST_TEST(o.instance == "kprof");
+
+	Cli cli2;
+	const auto cmd2 = cli2.parse({"irq"});
+	const auto &d = std::get<kprof::IrqOptions>(cmd2);
+	BOOST_TEST(d.irqs.empty());
+	BOOST_TEST(d.duration.count() == 0);
+	BOOST_TEST(d.unit == "us");
+}
+
 BOOST_AUTO_TEST_CASE(enable_disable_list_counters)
 {
 	{
@@ -133,6 +156,9 @@ BOOST_AUTO_TEST_CASE(more_usage_errors)
 		{"latency", "--json", "--csv"}, {"latency", "-u", "s"},       {"latency", "-b", "0"},
 		{"latency", "--instance", "../x"}, {"enable"},                {"enable", "x", "--filter"},
 		{"counters", "--device", "a/b"},
+		{"irq", "-d", "x"},             {"irq", "--json", "--csv"},   {"irq", "--irq"},
+		{"irq", "-e", "batch"},         {"irq", "--device", "x"},     {"irq", "--irq", ""},
+		{"irq", "--irq", "a b"},
 	};
 	for (const auto &args : bad) {
 		Cli cli;

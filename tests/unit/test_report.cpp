@@ -20,18 +20,18 @@ Sample sample(EventKind k, uint32_t dev, int cpu, uint64_t v, uint32_t aux = 0, 
 
 BOOST_AUTO_TEST_CASE(aggregation_by_event_device_and_cpu)
 {
-	Aggregator agg({std::nullopt, {}, true});
+	Aggregator agg({std::nullopt, {}, true, {}});
 	const std::map<std::string, std::vector<std::string>> spans = {{"nic0", {"packet"}}};
 	for (int i = 1; i <= 10; i++)
 		agg.add(sample(EventKind::Batch, 0, i % 2, 1000 * i), "nic0", spans);
 	agg.add(sample(EventKind::Span, 0, 0, 500, 0), "nic0", spans);
 	agg.add(sample(EventKind::Span, 1, 1, 700, 3), "nic1", spans);	// unnamed span id
 	BOOST_TEST(agg.totals().size() == 3u);
-	BOOST_TEST(agg.totals().at({"batch", "nic0"}).count() == 10u);
-	BOOST_TEST(agg.totals().at({"span:packet", "nic0"}).max() == 500u);
-	BOOST_TEST(agg.totals().at({"span:3", "nic1"}).count() == 1u);
-	BOOST_TEST(agg.per_cpu().at({"batch", "nic0", 0}).count() == 5u);
-	BOOST_TEST(agg.per_cpu().at({"batch", "nic0", 1}).min() == 1000u);
+	BOOST_TEST(agg.totals().at({"batch", "nic0", -1}).count() == 10u);
+	BOOST_TEST(agg.totals().at({"span:packet", "nic0", -1}).max() == 500u);
+	BOOST_TEST(agg.totals().at({"span:3", "nic1", -1}).count() == 1u);
+	BOOST_TEST(agg.per_cpu().at({"batch", "nic0", -1, 0}).count() == 5u);
+	BOOST_TEST(agg.per_cpu().at({"batch", "nic0", -1, 1}).min() == 1000u);
 	BOOST_TEST(agg.seqs().at({"kprof_batch", "nic0"}).count == 10u);
 }
 
@@ -39,14 +39,14 @@ BOOST_AUTO_TEST_CASE(filters_count_what_they_drop)
 {
 	// --device nic1 -e irq_handler: a batch event left enabled in the
 	// instance (kprofctl enable) is no row of the report.
-	Aggregator agg({std::string("nic1"), {EventKind::IrqHandler}, false});
+	Aggregator agg({std::string("nic1"), {EventKind::IrqHandler}, false, {}});
 	const std::map<std::string, std::vector<std::string>> none;
 	agg.add(sample(EventKind::IrqHandler, 0, 1, 10), "nic0", none);	// other device
 	agg.add(sample(EventKind::Batch, 1, 0, 10), "nic1", none);	// other event
 	agg.add(sample(EventKind::IrqHandler, 1, 1, 10), "nic1", none);
 	BOOST_TEST(agg.filtered_out() == 2u);
 	BOOST_TEST_REQUIRE(agg.totals().size() == 1u);
-	BOOST_TEST(agg.totals().begin()->first.first == "irq_handler");
+	BOOST_TEST((agg.totals().begin()->first == Aggregator::Key{"irq_handler", "nic1", -1}));
 	BOOST_TEST(agg.seqs().size() == 3u);	// the cross-check sees all
 	BOOST_TEST(agg.per_cpu().empty());
 }
@@ -55,7 +55,7 @@ BOOST_AUTO_TEST_CASE(filters_count_what_they_drop)
 // readings must all be read; one missing is counted, exactly.
 BOOST_AUTO_TEST_CASE(seq_window_counts_exactly)
 {
-	Aggregator agg({std::nullopt, {}, false});
+	Aggregator agg({std::nullopt, {}, false, {}});
 	const std::map<std::string, std::vector<std::string>> none;
 	agg.window_open({{"nic0", {{"kprof_batch", 10}}}});
 	agg.add(sample(EventKind::Batch, 0, 0, 5, 1, 9), "nic0", none);	// before the window
@@ -243,4 +243,104 @@ BOOST_AUTO_TEST_CASE(counter_movement_by_device)
 	BOOST_TEST(counter_moved(c0, c1, "unpaired_runs", std::string("nic0")) == 3u);
 	BOOST_TEST(counter_moved(c0, c1, "unpaired_runs", std::string("nic1")) == 1u);
 	BOOST_TEST(counter_moved(c0, c1, "unpaired_runs", std::string("nic2")) == 0u);
+}
+
+namespace {
+
+Sample girq(EventKind k, uint32_t name, int irq, int cpu, uint64_t v, uint32_t aux, uint64_t seq)
+{
+	Sample s{k, name, cpu, 0, v, aux, -1, seq};
+	s.irq = irq;
+	return s;
+}
+
+}  // namespace
+
+// The tracker's rows are per (interval, IRQ, action name); its seqs count
+// per CPU, and the tally says what became of every wake request.
+BOOST_AUTO_TEST_CASE(tracker_rows_seqs_and_tally)
+{
+	Aggregator agg({std::nullopt, {}, true, {}});
+	const std::map<std::string, std::vector<std::string>> none;
+	// IRQ 24 "nic": 4 handler runs, 3 wake requests; one woke the thread,
+	// which then served it and one more (coalesced=1); the third found
+	// it running. IRQ 4 "ttyS0": the same name under another number
+	// would be another row.
+	agg.window_open({{"cpu0", {{"kprof_girq_handler", 0}}}, {"cpu1", {{"kprof_girq_thread", 7}}}});
+	agg.add(girq(EventKind::GirqHandler, 0, 24, 0, 900, 1, 1), "nic", none);
+	for (uint64_t seq = 2; seq <= 4; seq++)
+		agg.add(girq(EventKind::GirqHandler, 0, 24, 0, 1000 * seq, kIrqWakeThread, seq), "nic", none);
+	agg.add(girq(EventKind::GirqWake, 0, 24, 0, 3000, 0, 1), "nic", none);
+	agg.add(girq(EventKind::GirqThread, 0, 24, 1, 40000, 1, 8), "nic", none);
+	agg.add(girq(EventKind::GirqHandler, 1, 4, 1, 500, 1, 1), "ttyS0", none);
+	agg.add(girq(EventKind::GirqHandler, 0, 25, 0, 500, 1, 5), "nic", none);
+
+	BOOST_TEST(agg.totals().at({"handler", "nic", 24}).count() == 4u);
+	BOOST_TEST(agg.totals().at({"handler", "nic", 24}).max() == 4000u);
+	BOOST_TEST(agg.totals().at({"handler", "nic", 25}).count() == 1u);
+	BOOST_TEST(agg.totals().at({"entry_to_running", "nic", 24}).min() == 40000u);
+	BOOST_TEST(agg.per_cpu().at({"entry_to_running", "nic", 24, 1}).count() == 1u);
+	// Seqs per CPU, across IRQs: cpu0's handler events 1..5 have no gap.
+	BOOST_TEST(agg.seqs().at({"kprof_girq_handler", "cpu0"}).count == 5u);
+	BOOST_TEST(agg.seqs().at({"kprof_girq_handler", "cpu0"}).gaps() == 0u);
+	BOOST_TEST(agg.seqs().at({"kprof_girq_thread", "cpu1"}).lo == 7u);
+	const auto &t = agg.irqs().at({24, "nic"});
+	BOOST_TEST(t.handlers == 4u);
+	BOOST_TEST(t.requests == 3u);
+	BOOST_TEST(t.woken == 1u);
+	BOOST_TEST(t.runs == 1u);
+	BOOST_TEST(t.coalesced == 1u);
+	BOOST_TEST(t.unswitched() == 1u);
+	BOOST_TEST(agg.irqs().at({4, "ttyS0"}).requests == 0u);
+}
+
+// --irq takes numbers and names; other IRQs are filtered (and counted)
+// but still checked for loss.
+BOOST_AUTO_TEST_CASE(irq_filter_by_number_or_name)
+{
+	BOOST_TEST(irq_wanted({}, 3, "ttyS1"));
+	BOOST_TEST(irq_wanted({"3"}, 3, "ttyS1"));
+	BOOST_TEST(irq_wanted({"ttyS1"}, 3, "ttyS1"));
+	BOOST_TEST(!irq_wanted({"4", "ttyS0"}, 3, "ttyS1"));
+	BOOST_TEST(!irq_wanted({"33"}, 3, "ttyS1"));
+
+	Aggregator agg({std::nullopt, {}, false, {"ttyS1"}});
+	const std::map<std::string, std::vector<std::string>> none;
+	agg.add(girq(EventKind::GirqHandler, 0, 3, 0, 100, 2, 1), "ttyS1", none);
+	agg.add(girq(EventKind::GirqHandler, 1, 4, 0, 100, 2, 2), "ttyS0", none);
+	BOOST_TEST(agg.totals().size() == 1u);
+	BOOST_TEST(agg.irqs().size() == 1u);
+	BOOST_TEST(agg.filtered_out() == 1u);
+	BOOST_TEST(agg.seqs().at({"kprof_girq_handler", "cpu0"}).count == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(irq_report_json_names_the_irq)
+{
+	Histogram h;
+	h.record(1500);
+	Report r;
+	r.title = "irq";
+	r.rows.push_back({"entry_to_running", "ttyS1", -1, &h, 3});
+	r.irqs.push_back({3, "ttyS1", 10, 8, 5, 5, 1, 2});
+	const auto j = render_json(r);
+	BOOST_TEST(j["stats"][0]["irq"] == 3);
+	BOOST_TEST(j["stats"][0]["name"] == "ttyS1");
+	BOOST_TEST(!j["stats"][0].contains("device"));
+	BOOST_TEST(j["stats"][0]["percentiles_ns"].contains("p99.9"));
+	BOOST_TEST(j["irqs"][0]["unswitched"] == 2);
+	const std::string text = render_text(r);
+	BOOST_TEST(text.find("kprof irq report") != std::string::npos);
+	BOOST_TEST(text.find("3 ttyS1") != std::string::npos);
+	BOOST_TEST(render_csv(r).rfind("event,irq,name,cpu,", 0) == 0);
+	BOOST_TEST(render_csv(r).find("entry_to_running,3,ttyS1,all,1,") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(girq_emitted_parses_and_refuses_garbage)
+{
+	const auto e = parse_girq_emitted("cpu0 kprof_girq_handler 12\ncpu1 kprof_girq_thread 3\n");
+	BOOST_TEST(e.at("cpu0").at("kprof_girq_handler") == 12u);
+	BOOST_TEST(e.at("cpu1").at("kprof_girq_thread") == 3u);
+	BOOST_CHECK_THROW(parse_girq_emitted("cpu0 kprof_girq_handler\n"), std::runtime_error);
+	BOOST_CHECK_THROW(parse_girq_emitted("cpu0 kprof_girq_handler 1 2\n"), std::runtime_error);
+	BOOST_CHECK_THROW(parse_girq_emitted("x kprof_girq_handler 1\n"), std::runtime_error);
 }

@@ -24,7 +24,7 @@ grep -q '^lost false$' /tmp/s.txt || fail "events were lost; the max cannot be c
 total=0
 for k in irq_thread_latency irq_handler batch span:race; do
 	set -- $(grep "^stat $k stress null " /tmp/s.txt)
-	[ $# -eq 7 ] || fail "no stats for $k"
+	[ $# -eq 8 ] || fail "no stats for $k"
 	count=$5 min=$6 max=$7
 	total=$((total + count))
 	[ "$min" -gt 0 ] || fail "$k: a delta of $min ns (clamped or wrapped)"

@@ -1,5 +1,6 @@
 # Flatten kprofctl's pretty JSON (keys sorted) into lines the tests grep:
-#   stat EVENT DEVICE CPU COUNT MIN_NS MAX_NS
+#   stat EVENT DEVICE CPU COUNT MIN_NS MAX_NS P50_NS  (kprofctl irq: DEVICE is IRQ/NAME)
+#   irq IRQ NAME HANDLERS REQUESTS WOKEN RUNS COALESCED UNSWITCHED
 #   check DEVICE EVENT READ EMITTED
 #   missed_total N / buffer_lost N / not_read N / events_read N / invalid N /
 #   lost true|false
@@ -15,6 +16,15 @@ function val(line) {
 /"count":/ { count = val($0) }
 /"cpu":/ && !/"per_cpu"/ { cpu = val($0) }
 /"device":/ { device = val($0) }
+/"irq":/ { irq = val($0) }
+/"name":/ { name = val($0); device = irq "/" name }
+/"handlers":/ { handlers = val($0) }
+/"requests":/ { requests = val($0) }
+/"unswitched":/ { unswitched = val($0) }
+/"runs":/ { runs = val($0) }
+/"coalesced":/ { coalesced = val($0) }
+/"woken":/ { print "irq", irq, name, handlers, requests, val($0), runs, coalesced, unswitched }
+/"p50":/ { p50 = val($0) }
 /"event":/ { event = val($0) }
 /"read":/ {
 	if (in_check)
@@ -22,7 +32,7 @@ function val(line) {
 }
 /"max_ns":/ { max = val($0) }
 /"min_ns":/ { min = val($0) }
-/"stddev_ns":/ { print "stat", event, device, cpu, count, min, max }
+/"stddev_ns":/ { print "stat", event, device, cpu, count, min, max, p50 }
 /"missed_total":/ { print "missed_total", val($0) }
 /"buffer_lost":/ { print "buffer_lost", val($0) }
 /"not_read":/ && !in_check { print "not_read", val($0) }

@@ -46,7 +46,7 @@ for d in pktproc-q0 pktproc-q1; do
 		kmin=$(echo "$line" | sed 's/.*min_ns=\([0-9]*\).*/\1/')
 		kmax=$(echo "$line" | sed 's/.*max_ns=\([0-9]*\).*/\1/')
 		set -- $(grep "^stat $ev $d null " /tmp/l.txt)
-		[ $# -eq 7 ] || fail "no stats for $ev on $d"
+		[ $# -eq 8 ] || fail "no stats for $ev on $d"
 		expect_eq "$d $ev count vs debugfs" "$5" "$kc"
 		expect_eq "$d $ev min vs debugfs" "$6" "$kmin"
 		expect_eq "$d $ev max vs debugfs" "$7" "$kmax"

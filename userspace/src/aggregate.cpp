@@ -25,31 +25,44 @@ std::string stat_label(EventKind k, uint32_t span_id, const std::vector<std::str
 {
 	const std::string label = spec(k).label;
 	if (k != EventKind::Span)
-		return label;
+		return label;	// span_id is the IRQ for tracker events: a row of its own
 	if (span_names && span_id < span_names->size())
 		return label + ":" + (*span_names)[span_id];
 	return label + ":" + std::to_string(span_id);
 }
 
+bool irq_wanted(const std::vector<std::string> &irqs, int irq, const std::string &name)
+{
+	return irqs.empty() || std::any_of(irqs.begin(), irqs.end(), [&](const std::string &w) {
+		       return w == name || w == std::to_string(irq);
+	       });
+}
+
 Aggregator::Slot &Aggregator::slot(const Sample &s, const std::string &device,
 				    const std::map<std::string, std::vector<std::string>> &span_names)
 {
-	// Span ids only matter for spans; the others share one slot per device.
-	const uint32_t span = s.kind == EventKind::Span ? s.aux : 0;
-	const uint64_t key = uint64_t(s.dev) << 40 | uint64_t(s.kind) << 32 | span;
+	// Span ids only matter for spans, IRQ numbers for the tracker; the
+	// others share one slot per device. Tracker seqs count per CPU.
+	const bool tracker = source_of(s.kind) == Source::Tracker;
+	const uint32_t sub = s.kind == EventKind::Span ? s.aux : tracker ? uint32_t(s.irq) : 0;
+	const uint64_t key = uint64_t(s.dev) << 40 | uint64_t(s.kind) << 32 | sub | uint64_t(tracker ? s.cpu : 0) << 48;
 	auto it = slots_.find(key);
 	if (it != slots_.end())
 		return it->second;
 	const auto names = span_names.find(device);
-	std::string label = stat_label(s.kind, span, names == span_names.end() ? nullptr : &names->second);
+	std::string label = stat_label(s.kind, sub, names == span_names.end() ? nullptr : &names->second);
+	const int irq = tracker ? s.irq : -1;
+	const bool wanted = (!opts_.device || *opts_.device == device) && (!tracker || irq_wanted(opts_.irqs, irq, device));
 	Histogram *total = nullptr;
-	if ((!opts_.device || *opts_.device == device) && (opts_.kinds.empty() || opts_.kinds.count(s.kind)))
-		total = &totals_[{label, device}];	// std::map: the address stays valid
+	if (wanted && (opts_.kinds.empty() || opts_.kinds.count(s.kind)))
+		total = &totals_[{label, device, irq}];	// std::map: the address stays valid
+	IrqTally *tally = tracker && wanted ? &irqs_[{irq, device}] : nullptr;
 	const std::string ev = event_name(s.kind);
-	auto [seq, fresh] = seqs_.try_emplace({ev, device});
+	const std::string scope = tracker ? "cpu" + std::to_string(s.cpu) : device;
+	auto [seq, fresh] = seqs_.try_emplace({ev, scope});
 	if (fresh)
-		seq->second.lo = find_emitted(e0_, device, ev).value_or(0);
-	Slot sl{&seq->second, total, std::move(label), device, {}};
+		seq->second.lo = find_emitted(e0_, scope, ev).value_or(0);
+	Slot sl{&seq->second, total, tally, std::move(label), device, irq, {}};
 	return slots_.emplace(key, std::move(sl)).first->second;
 }
 
@@ -69,11 +82,32 @@ static void track(SeqTrack &t, uint64_t seq)
 		t.in_window++;
 }
 
+static void tally(IrqTally &t, const Sample &s)
+{
+	switch (s.kind) {
+	case EventKind::GirqHandler:
+		t.handlers++;
+		t.requests += s.aux == kIrqWakeThread;
+		break;
+	case EventKind::GirqWake:
+		t.woken++;
+		break;
+	case EventKind::GirqThread:
+		t.runs++;
+		t.coalesced += s.aux;
+		break;
+	default:
+		break;
+	}
+}
+
 void Aggregator::add(const Sample &s, const std::string &device,
 		     const std::map<std::string, std::vector<std::string>> &span_names)
 {
 	Slot &sl = slot(s, device, span_names);
 	track(*sl.seq, s.seq);
+	if (sl.tally)
+		tally(*sl.tally, s);
 	if (!sl.total) {
 		filtered_++;
 		return;
@@ -82,7 +116,7 @@ void Aggregator::add(const Sample &s, const std::string &device,
 		if (sl.cpus.size() <= size_t(s.cpu))
 			sl.cpus.resize(s.cpu + 1, nullptr);
 		if (!sl.cpus[s.cpu])
-			sl.cpus[s.cpu] = &per_cpu_[{sl.label, sl.device, s.cpu}];
+			sl.cpus[s.cpu] = &per_cpu_[{sl.label, sl.device, sl.irq, s.cpu}];
 		sl.cpus[s.cpu]->record(s.value_ns);
 	}
 	sl.total->record(s.value_ns);

@@ -25,6 +25,23 @@ struct AggregateOptions {
 	std::optional<std::string> device;	// only this device
 	std::set<EventKind> kinds;		// only these events (-e); empty: all
 	bool per_cpu = false;			// also keep per-CPU histograms
+	std::vector<std::string> irqs;		// tracker events: only these IRQs, by number or name
+};
+
+// Whether a tracker event of IRQ @irq, action @name, passes --irq @irqs.
+bool irq_wanted(const std::vector<std::string> &irqs, int irq, const std::string &name);
+
+// What the tracker's events say about one IRQ action: its wake requests
+// and what became of them. Only exact when nothing was lost.
+struct IrqTally {
+	uint64_t handlers = 0;	// hard handler runs
+	uint64_t requests = 0;	// ... that returned IRQ_WAKE_THREAD
+	uint64_t woken = 0;	// requests that woke the sleeping thread
+	uint64_t runs = 0;	// thread switch-ins measured
+	uint64_t coalesced = 0;	// requests those runs also served
+	// Requests served without a switch-in of their own: the thread was
+	// running, or woken on its CPU (not measured).
+	uint64_t unswitched() const { return requests > runs + coalesced ? requests - runs - coalesced : 0; }
 };
 
 // What the seq fields of one (event, device) show. The window (lo, hi] is
@@ -41,8 +58,10 @@ struct SeqTrack {
 
 class Aggregator {
 public:
-	using Key = std::pair<std::string, std::string>;		// label, device
-	using CpuKey = std::tuple<std::string, std::string, int>;	// label, device, cpu
+	// label, device (tracker: the IRQ action's name), IRQ (-1 for devices)
+	using Key = std::tuple<std::string, std::string, int>;
+	using CpuKey = std::tuple<std::string, std::string, int, int>;	// Key, cpu
+	using IrqKey = std::pair<int, std::string>;			// IRQ, action name
 
 	explicit Aggregator(AggregateOptions opts) : opts_(std::move(opts)) {}
 
@@ -54,8 +73,10 @@ public:
 
 	const std::map<Key, Histogram> &totals() const { return totals_; }
 	const std::map<CpuKey, Histogram> &per_cpu() const { return per_cpu_; }
-	// Per (event name, device), every event read, filters or not.
-	const std::map<Key, SeqTrack> &seqs() const { return seqs_; }
+	// Per (event name, device), every event read, filters or not. Tracker
+	// events count per CPU, so their "device" is "cpu<N>".
+	const std::map<std::pair<std::string, std::string>, SeqTrack> &seqs() const { return seqs_; }
+	const std::map<IrqKey, IrqTally> &irqs() const { return irqs_; }
 	uint64_t filtered_out() const { return filtered_; }
 
 	// The emitted counts, device -> event -> seq, read when the window
@@ -69,9 +90,11 @@ private:
 	// What add() needs for one (device id, kind, span id), found once.
 	struct Slot {
 		SeqTrack *seq;
-		Histogram *total;	// nullptr: filtered out by --device
+		Histogram *total;	// nullptr: filtered out by --device, -e or --irq
+		IrqTally *tally;	// tracker events that pass --irq
 		std::string label;
 		std::string device;
+		int irq;
 		std::vector<Histogram *> cpus;	// --per-cpu, by CPU number
 	};
 	Slot &slot(const Sample &s, const std::string &device,
@@ -81,7 +104,8 @@ private:
 	std::unordered_map<uint64_t, Slot> slots_;
 	std::map<Key, Histogram> totals_;
 	std::map<CpuKey, Histogram> per_cpu_;
-	std::map<Key, SeqTrack> seqs_;
+	std::map<std::pair<std::string, std::string>, SeqTrack> seqs_;
+	std::map<IrqKey, IrqTally> irqs_;
 	Emitted e0_;
 	uint64_t filtered_ = 0;
 };

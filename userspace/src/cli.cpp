@@ -73,19 +73,8 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 	latency_cmd_->add_option("-e,--event", latency_.events,
 				 "kprof event(s) to collect (default: all): " + event_labels())
 		->take_all();
-	latency_cmd_->add_option("-d,--duration", duration_, "how long to collect: 10s, 500ms, 2m (default: until Ctrl-C)");
-	latency_cmd_->add_flag("--per-cpu", latency_.per_cpu, "also report each CPU separately");
-	latency_cmd_->add_flag("--hist", latency_.hist, "add a histogram per event and device");
-	auto *json = latency_cmd_->add_flag("--json", latency_.json, "print JSON");
-	latency_cmd_->add_flag("--csv", latency_.csv, "print CSV (statistics only; the loss summary goes to stderr)")
-		->excludes(json);
-	latency_cmd_->add_option("-c,--cpus", cpus_, "only events recorded on these CPUs, e.g. 0-1,3");
+	add_collect_options(latency_cmd_, latency_, latency_raw_);
 	latency_cmd_->add_option("--device", latency_.device, "only this kprof device")->check(kNameCheck);
-	latency_cmd_->add_option("-u,--unit", latency_.unit, "unit of the report: ns, us or ms (default: us)")
-		->check(CLI::IsMember({"ns", "us", "ms"}));
-	latency_cmd_->add_option("-b,--buffer-size", latency_.buffer_kb, "per-CPU ring buffer of the instance, in KiB")
-		->check(CLI::Range(1u, 4u * 1024 * 1024));
-	add_instance(latency_cmd_, latency_.instance);
 	latency_cmd_->footer(
 		"Every report accounts for lost events: the ring buffer's own figures per CPU, and per device\n"
 		"the events read against those kprof.ko emitted while collecting (the events' seq field).\n"
@@ -93,10 +82,58 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 		"the instance is restored. A killed run is cleaned up by the next one (records in\n"
 		"$KPROFCTL_STATE_DIR, /run/kprofctl or /tmp/kprofctl).");
 
+	irq_cmd_ = app_.add_subcommand("irq", "IRQ-to-thread latency of any driver's IRQs, no instrumentation needed");
+	irq_cmd_->add_option("--irq", irq_.irqs, "only this IRQ: its number or its name in /proc/interrupts (repeatable)")
+		->take_all()
+		->check(CLI::Validator(
+			[](std::string &s) {
+				return !s.empty() && s.find_first_of(" \t\n") == std::string::npos
+					       ? std::string()
+					       : "'" + s + "' is not an IRQ number or name";
+			},
+			"N|NAME"));
+	add_collect_options(irq_cmd_, irq_, irq_raw_);
+	irq_cmd_->footer(
+		"kprof.ko attaches to the kernel's irq and sched tracepoints while this runs, and measures for\n"
+		"each IRQ action: the hard handler's duration (handler); for a threaded IRQ whose handler woke\n"
+		"its sleeping thread, hard-IRQ entry to the thread's wakeup (entry_to_woken) and to the switch\n"
+		"that runs it (entry_to_running). IRQs are threaded on PREEMPT_RT, with the threadirqs boot\n"
+		"parameter, or when the driver used request_threaded_irq(). Wake requests that found the\n"
+		"thread already woken or running are counted per IRQ (COALESCED, UNSWITCHED), never measured.\n"
+		"Losses are accounted as in 'latency': the ring buffer's figures and, per CPU, the events read\n"
+		"against those kprof.ko emitted (kprof/girq_emitted in debugfs).");
 	counters_cmd_ = app_.add_subcommand("counters", "show kprof's per-device counters from debugfs");
 	counters_cmd_->add_flag("--json", counters_.json, "print JSON");
 	counters_cmd_->add_flag("--reset", counters_.reset, "zero the counters and histograms after showing them");
 	counters_cmd_->add_option("--device", counters_.device, "only this kprof device")->check(kNameCheck);
+}
+
+void Cli::add_collect_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw)
+{
+	cmd->add_option("-d,--duration", raw.duration, "how long to collect: 10s, 500ms, 2m (default: until Ctrl-C)");
+	cmd->add_flag("--per-cpu", o.per_cpu, "also report each CPU separately");
+	cmd->add_flag("--hist", o.hist, "add a histogram per row");
+	auto *json = cmd->add_flag("--json", o.json, "print JSON");
+	cmd->add_flag("--csv", o.csv, "print CSV (statistics only; the loss summary goes to stderr)")->excludes(json);
+	cmd->add_option("-c,--cpus", raw.cpus, "only events recorded on these CPUs, e.g. 0-1,3");
+	cmd->add_option("-u,--unit", o.unit, "unit of the report: ns, us or ms (default: us)")
+		->check(CLI::IsMember({"ns", "us", "ms"}));
+	cmd->add_option("-b,--buffer-size", o.buffer_kb, "per-CPU ring buffer of the instance, in KiB")
+		->check(CLI::Range(1u, 4u * 1024 * 1024));
+	add_instance(cmd, o.instance);
+}
+
+void Cli::finish_collect(CollectOptions &o, const RawCollect &raw)
+{
+	try {
+		if (!raw.duration.empty())
+			o.duration = parse_duration(raw.duration);
+		if (!raw.cpus.empty())
+			o.cpus = parse_cpu_list(raw.cpus);
+		o.divisor = parse_unit(o.unit);
+	} catch (const std::invalid_argument &e) {
+		throw CLI::ValidationError(e.what());
+	}
 }
 
 Command Cli::parse(const std::vector<std::string> &args)
@@ -117,16 +154,12 @@ Command Cli::parse(const std::vector<std::string> &args)
 	if (counters_cmd_->parsed())
 		return counters_;
 	if (latency_cmd_->parsed()) {
-		try {
-			if (!duration_.empty())
-				latency_.duration = parse_duration(duration_);
-			if (!cpus_.empty())
-				latency_.cpus = parse_cpu_list(cpus_);
-			latency_.divisor = parse_unit(latency_.unit);
-		} catch (const std::invalid_argument &e) {
-			throw CLI::ValidationError(e.what());
-		}
+		finish_collect(latency_, latency_raw_);
 		return latency_;
+	}
+	if (irq_cmd_->parsed()) {
+		finish_collect(irq_, irq_raw_);
+		return irq_;
 	}
 	throw NoCommand();
 }

@@ -40,19 +40,27 @@ struct EnableOptions {
 	std::string instance = kDefaultInstance;
 };
 
-struct LatencyOptions {
-	std::vector<std::string> events;	// empty: every kprof event
+// What every collecting command (latency, irq) takes.
+struct CollectOptions {
 	std::chrono::nanoseconds duration{0};	// 0: until Ctrl-C
 	bool per_cpu = false;
 	bool hist = false;
 	bool json = false;
 	bool csv = false;
 	std::vector<int> cpus;			// empty: all
-	std::optional<std::string> device;
 	std::string unit = "us";
 	uint64_t divisor = 1000;
 	unsigned buffer_kb = 0;			// 0: leave the instance's size
 	std::string instance = kDefaultInstance;
+};
+
+struct LatencyOptions : CollectOptions {
+	std::vector<std::string> events;	// empty: every kprof device event
+	std::optional<std::string> device;
+};
+
+struct IrqOptions : CollectOptions {
+	std::vector<std::string> irqs;		// --irq N|NAME; empty: every IRQ
 };
 
 struct CountersOptions {
@@ -64,7 +72,7 @@ struct CountersOptions {
 struct VersionRequest {};
 
 using Command = std::variant<VersionRequest, StatusOptions, ListOptions, EnableOptions, LatencyOptions,
-			     CountersOptions>;
+			     CountersOptions, IrqOptions>;
 
 class Cli {
 public:
@@ -86,10 +94,18 @@ private:
 	StatusOptions status_;
 	ListOptions list_;
 	EnableOptions enable_, disable_;
+	// -d and -c as typed, parsed after CLI11 is done.
+	struct RawCollect {
+		std::string duration, cpus;
+	};
+	void add_collect_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw);
+	static void finish_collect(CollectOptions &o, const RawCollect &raw);
+
 	LatencyOptions latency_;
+	IrqOptions irq_;
 	CountersOptions counters_;
-	std::string duration_, cpus_;
-	CLI::App *status_cmd_, *list_cmd_, *enable_cmd_, *disable_cmd_, *latency_cmd_, *counters_cmd_;
+	RawCollect latency_raw_, irq_raw_;
+	CLI::App *status_cmd_, *list_cmd_, *enable_cmd_, *disable_cmd_, *latency_cmd_, *counters_cmd_, *irq_cmd_;
 };
 
 // Instance and device names: [A-Za-z0-9_.-]+, not "." or "..".

@@ -18,6 +18,7 @@ int run_list(const ListOptions &opts);
 int run_enable(const EnableOptions &opts);
 int run_latency(const LatencyOptions &opts);
 int run_counters(const CountersOptions &opts);
+int run_irq(const IrqOptions &opts);
 
 // "kprof:kprof_batch"-style names of the events in @tracing_dir matching
 // @pattern: SYSTEM:EVENT or EVENT, globs allowed. Throws UsageError if none.

@@ -34,6 +34,21 @@ std::map<std::string, uint64_t> parse_counters(const std::string &text)
 	return out;
 }
 
+std::map<std::string, std::map<std::string, uint64_t>> parse_girq_emitted(const std::string &text)
+{
+	std::map<std::string, std::map<std::string, uint64_t>> out;
+	std::istringstream in(text);
+	for (std::string line; std::getline(in, line);) {
+		std::istringstream l(line);
+		std::string cpu, event, rest;
+		uint64_t seq;
+		if (!(l >> cpu >> event >> seq) || (l >> rest) || cpu.rfind("cpu", 0) != 0)
+			throw std::runtime_error("unexpected line in kprof/girq_emitted: '" + line + "'");
+		out[cpu][event] = seq;
+	}
+	return out;
+}
+
 std::map<std::string, uint64_t> counters_delta(const std::map<std::string, uint64_t> &a,
 					       const std::map<std::string, uint64_t> &b)
 {

@@ -13,6 +13,10 @@ namespace kprof {
 // std::runtime_error on a line that is neither.
 std::map<std::string, uint64_t> parse_counters(const std::string &text);
 
+// kprof/girq_emitted: "cpu<N> <event> <seq>" lines, as cpu<N> -> event ->
+// seq. Throws std::runtime_error on any other line.
+std::map<std::string, std::map<std::string, uint64_t>> parse_girq_emitted(const std::string &text);
+
 // b - a per name (names missing in a count as 0).
 std::map<std::string, uint64_t> counters_delta(const std::map<std::string, uint64_t> &a,
 					       const std::map<std::string, uint64_t> &b);

@@ -130,9 +130,9 @@ Decoder::Decoder(tep_handle *tep)
 		Layout l;
 		l.known = true;
 		l.kind = spec.kind;
-		tep_format_field *dev = need("dev");
+		tep_format_field *dev = need(spec.name);
 		if (!(dev->flags & TEP_FIELD_IS_DYNAMIC) || dev->size != 4)
-			throw std::runtime_error(std::string(spec.event) + ": 'dev' is not a __string field");
+			throw std::runtime_error(std::string(spec.event) + ": '" + spec.name + "' is not a __string field");
 		l.dev_off = dev->offset;
 		tep_format_field *val = need(spec.value);
 		l.val_off = val->offset;
@@ -149,6 +149,12 @@ Decoder::Decoder(tep_handle *tep)
 			l.cpu_off = c->offset;
 			l.cpu_size = c->size;
 			l.min_size = std::max(l.min_size, c->offset + c->size);
+		}
+		if (spec.irq) {
+			tep_format_field *irq = need(spec.irq);
+			l.irq_off = irq->offset;
+			l.irq_size = irq->size;
+			l.min_size = std::max(l.min_size, irq->offset + irq->size);
 		}
 		tep_format_field *seq = need(kSeqField);
 		if (seq->size != 8)
@@ -247,6 +253,8 @@ void Decoder::decode_record(const uint8_t *p, int esize, uint64_t ts, int cpu, P
 	s.aux = l.aux_off >= 0 ? uint32_t(load(p + l.aux_off, l.aux_size)) : 0;
 	s.hard_cpu = l.cpu_off >= 0 ? int32_t(load(p + l.cpu_off, l.cpu_size)) : -1;
 	s.seq = load(p + l.seq_off, 8);
+	if (l.irq_off >= 0)
+		s.irq = int32_t(load(p + l.irq_off, l.irq_size));
 	out.push_back(s);
 	r.events++;
 }

@@ -25,13 +25,14 @@ inline const char *event_name(EventKind k)
 
 struct Sample {
 	EventKind kind;
-	uint32_t dev;		// Decoder::device_name(dev)
+	uint32_t dev;		// Decoder::device_name(dev): device, or IRQ action name
 	int32_t cpu;		// buffer (CPU) the event was recorded in
 	uint64_t ts;		// ring-buffer timestamp
 	uint64_t value_ns;	// delta_ns or duration_ns
-	uint32_t aux;		// coalesced | packets | span id; 0 for irq_handler
+	uint32_t aux;		// coalesced | packets | span id | handler's return; 0 for irq_handler
 	int32_t hard_cpu;	// irq_thread_latency only, else -1
-	uint64_t seq;		// the device's count of this kind's events
+	uint64_t seq;		// the device's (tracker: the CPU's) count of this kind's events
+	int32_t irq = -1;	// tracker events: the IRQ number
 };
 
 struct PageResult {
@@ -81,6 +82,7 @@ private:
 		int val_off = -1, val_size = 0;
 		int aux_off = -1, aux_size = 0;
 		int cpu_off = -1, cpu_size = 0;
+		int irq_off = -1, irq_size = 0;
 		int seq_off = -1;
 		int min_size = 0;
 	};

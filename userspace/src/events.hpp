@@ -7,28 +7,46 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kprof {
 
-enum class EventKind : uint8_t { IrqThreadLatency, IrqHandler, Batch, Span };
-inline constexpr int kNumKinds = 4;
+enum class EventKind : uint8_t { IrqThreadLatency, IrqHandler, Batch, Span, GirqHandler, GirqWake, GirqThread };
+inline constexpr int kNumKinds = 7;
+
+// Who emits an event: a registered kprof device (kprofctl latency), or the
+// generic IRQ tracker for any IRQ (kprofctl irq).
+enum class Source : uint8_t { Device, Tracker };
 
 struct EventSpec {
 	EventKind kind;
+	Source source;
 	const char *event;	// the tracepoint, as in events/kprof/<event>
-	const char *label;	// report label and -e short name
+	const char *label;	// report label (and, for devices, the -e short name)
+	const char *name;	// the __string field: device, or the IRQ action's name
 	const char *value;	// the latency field (ns)
 	const char *aux;	// the extra field, or nullptr
 	const char *cpu;	// the hard-IRQ CPU field, or nullptr
+	const char *irq;	// the IRQ number field (tracker events), or nullptr
 };
 
 inline constexpr EventSpec kEvents[kNumKinds] = {
-	{EventKind::IrqThreadLatency, "kprof_irq_thread_latency", "irq_thread_latency", "delta_ns", "coalesced",
-	 "hard_cpu"},
-	{EventKind::IrqHandler, "kprof_irq_handler", "irq_handler", "duration_ns", nullptr, nullptr},
-	{EventKind::Batch, "kprof_batch", "batch", "duration_ns", "packets", nullptr},
-	{EventKind::Span, "kprof_span", "span", "delta_ns", "id", nullptr},
+	{EventKind::IrqThreadLatency, Source::Device, "kprof_irq_thread_latency", "irq_thread_latency", "dev",
+	 "delta_ns", "coalesced", "hard_cpu", nullptr},
+	{EventKind::IrqHandler, Source::Device, "kprof_irq_handler", "irq_handler", "dev", "duration_ns", nullptr,
+	 nullptr, nullptr},
+	{EventKind::Batch, Source::Device, "kprof_batch", "batch", "dev", "duration_ns", "packets", nullptr, nullptr},
+	{EventKind::Span, Source::Device, "kprof_span", "span", "dev", "delta_ns", "id", nullptr, nullptr},
+	{EventKind::GirqHandler, Source::Tracker, "kprof_girq_handler", "handler", "name", "duration_ns", "ret",
+	 nullptr, "irq"},
+	{EventKind::GirqWake, Source::Tracker, "kprof_girq_wake", "entry_to_woken", "name", "delta_ns", "coalesced",
+	 "hard_cpu", "irq"},
+	{EventKind::GirqThread, Source::Tracker, "kprof_girq_thread", "entry_to_running", "name", "delta_ns",
+	 "coalesced", "hard_cpu", "irq"},
 };
+
+// A hard handler's return value asking for its thread (IRQ_WAKE_THREAD).
+inline constexpr uint32_t kIrqWakeThread = 2;
 
 // Every event also carries this: the device's count of emitted events of
 // its kind (include/trace/events/kprof.h).
@@ -48,12 +66,28 @@ inline std::optional<EventKind> kind_of_event(std::string_view event)
 	return std::nullopt;
 }
 
+inline Source source_of(EventKind k)
+{
+	return spec(k).source;
+}
+
+// The tracepoint names of one source's events.
+inline std::vector<std::string> source_events(Source src)
+{
+	std::vector<std::string> out;
+	for (const auto &s : kEvents)
+		if (s.source == src)
+			out.push_back(s.event);
+	return out;
+}
+
 // "irq_thread_latency, irq_handler, batch, span": the -e short names.
 inline std::string event_labels()
 {
 	std::string out;
 	for (const auto &s : kEvents)
-		out += (out.empty() ? "" : ", ") + std::string(s.label);
+		if (s.source == Source::Device)
+			out += (out.empty() ? "" : ", ") + std::string(s.label);
 	return out;
 }
 

@@ -69,6 +69,7 @@ int main(int argc, char **argv)
 					  [](const kprof::EnableOptions &o) { return kprof::run_enable(o); },
 					  [](const kprof::LatencyOptions &o) { return kprof::run_latency(o); },
 					  [](const kprof::CountersOptions &o) { return kprof::run_counters(o); },
+					  [](const kprof::IrqOptions &o) { return kprof::run_irq(o); },
 				  },
 				  cmd);
 	} catch (const kprof::UsageError &e) {

@@ -99,8 +99,10 @@ namespace {
 void render_loss_text(std::ostringstream &o, const Report &r)
 {
 	o << "\nevents read: " << r.events_read << ", invalid records: " << r.invalid
-	  << ", other events: " << r.other << ", filtered out: " << r.filtered
-	  << ", unpaired thread runs: " << (r.counters ? std::to_string(r.unpaired) : "n/a") << "\n";
+	  << ", other events: " << r.other << ", filtered out: " << r.filtered;
+	if (r.irqs.empty())	// the device hooks' pairing; the tracker has its per-IRQ table
+		o << ", unpaired thread runs: " << (r.counters ? std::to_string(r.unpaired) : "n/a");
+	o << "\n";
 	o << "ring buffer per CPU (decoded / read by the buffer / overrun / commit overrun / dropped / "
 	     "left unread / lost per page headers):\n ";
 	for (const auto &l : r.loss)
@@ -120,24 +122,50 @@ void render_loss_text(std::ostringstream &o, const Report &r)
 		o << "  (" << r.check_note << ")\n";
 }
 
+void render_irqs_text(std::ostringstream &o, const Report &r)
+{
+	if (r.irqs.empty())
+		return;
+	o << "\nper IRQ: hard handler runs; of them, thread wake requests (IRQ_WAKE_THREAD); requests that\n"
+	     "woke the thread; thread runs measured; requests those runs also served (coalesced); requests\n"
+	     "served by a thread already running or woken on its CPU (no switch-in, not measured):\n";
+	char line[256];
+	std::snprintf(line, sizeof(line), "  %5s %-16s %9s %9s %9s %9s %9s %9s\n", "IRQ", "NAME", "HANDLER",
+		      "REQUESTS", "WOKEN", "RUNS", "COALESCED", "UNSWITCHED");
+	o << line;
+	for (const auto &q : r.irqs) {
+		std::snprintf(line, sizeof(line), "  %5d %-16s %9llu %9llu %9llu %9llu %9llu %9llu\n", q.irq,
+			      q.name.c_str(), (unsigned long long)q.handlers, (unsigned long long)q.requests,
+			      (unsigned long long)q.woken, (unsigned long long)q.runs, (unsigned long long)q.coalesced,
+			      (unsigned long long)q.unswitched);
+		o << line;
+	}
+}
+
 }  // namespace
 
+std::string row_name(const ReportRow &row)
+{
+	return row.irq < 0 ? row.device : std::to_string(row.irq) + " " + row.device;
+}
 
 std::string render_text(const Report &r)
 {
 	std::ostringstream o;
 	const double div = double(r.divisor);
-	o << "kprof latency report: " << fmt(r.duration_s) << " s, values in " << r.unit << "\n\n";
+	o << "kprof " << r.title << " report: " << fmt(r.duration_s) << " s, values in " << r.unit << "\n\n";
 	char line[512];
+	const bool irq = !r.rows.empty() && r.rows.front().irq >= 0;
 	std::snprintf(line, sizeof(line), "%-22s %-16s %4s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "EVENT",
-		      "DEVICE", "CPU", "COUNT", "MIN", "MEAN", "STDDEV", "P50", "P90", "P99", "P99.9", "MAX");
+		      irq ? "IRQ NAME" : "DEVICE", "CPU", "COUNT", "MIN", "MEAN", "STDDEV", "P50", "P90", "P99", "P99.9",
+		      "MAX");
 	o << line;
 	if (r.rows.empty())
 		o << "(no events)\n";
 	for (const auto &row : r.rows) {
 		const Histogram &h = *row.hist;
 		std::snprintf(line, sizeof(line), "%-22s %-16s %4s %9llu %9s %9s %9s %9s %9s %9s %9s %9s\n",
-			      row.event.c_str(), row.device.c_str(),
+			      row.event.c_str(), row_name(row).c_str(),
 			      row.cpu < 0 ? "all" : std::to_string(row.cpu).c_str(),
 			      (unsigned long long)h.count(), fmt(double(h.min()) / div).c_str(),
 			      fmt(h.mean() / div).c_str(), fmt(h.stddev() / div).c_str(),
@@ -159,6 +187,7 @@ std::string render_text(const Report &r)
 			}
 		}
 	}
+	render_irqs_text(o, r);
 	render_loss_text(o, r);
 	if (r.lost_anything())
 		o << "\nWARNING: events were lost (" << r.total_missed() << " missed: " << r.buffer_lost()
@@ -177,7 +206,6 @@ nlohmann::json render_json(const Report &r)
 		const Histogram &h = *row.hist;
 		json s = {
 			{"event", row.event},
-			{"device", row.device},
 			{"cpu", row.cpu < 0 ? json(nullptr) : json(row.cpu)},
 			{"count", h.count()},
 			{"min_ns", h.min()},
@@ -185,6 +213,12 @@ nlohmann::json render_json(const Report &r)
 			{"stddev_ns", h.stddev()},
 			{"max_ns", h.max()},
 		};
+		if (row.irq < 0) {
+			s["device"] = row.device;
+		} else {
+			s["irq"] = row.irq;
+			s["name"] = row.device;
+		}
 		json pct = json::object();
 		for (size_t i = 0; i < std::size(kPercentiles); i++)
 			pct[kPercentileNames[i]] = h.percentile(kPercentiles[i]);
@@ -220,7 +254,17 @@ nlohmann::json render_json(const Report &r)
 				  {"emitted", c.emitted},
 				  {"not_read", c.not_read()},
 				  {"gaps", c.gaps}});
-	return {
+	json irqs = json::array();
+	for (const auto &q : r.irqs)
+		irqs.push_back({{"irq", q.irq},
+				{"name", q.name},
+				{"handlers", q.handlers},
+				{"requests", q.requests},
+				{"woken", q.woken},
+				{"runs", q.runs},
+				{"coalesced", q.coalesced},
+				{"unswitched", q.unswitched}});
+	json out = {
 		{"duration_s", r.duration_s},
 		{"percentile_relative_error", Histogram::kRelativeError},
 		{"stats", stats},
@@ -238,19 +282,23 @@ nlohmann::json render_json(const Report &r)
 		{"cross_check", r.checked ? json(checks) : json(nullptr)},
 		{"cross_check_note", r.check_note},
 	};
+	if (!r.irqs.empty())
+		out["irqs"] = irqs;
+	return out;
 }
 
 std::string render_csv(const Report &r)
 {
 	std::ostringstream o;
 	const double div = double(r.divisor);
-	o << "event,device,cpu,count,min_" << r.unit << ",mean_" << r.unit << ",stddev_" << r.unit;
+	const bool irq = !r.rows.empty() && r.rows.front().irq >= 0;
+	o << (irq ? "event,irq,name" : "event,device") << ",cpu,count,min_" << r.unit << ",mean_" << r.unit << ",stddev_" << r.unit;
 	for (const char *p : kPercentileNames)
 		o << "," << p << "_" << r.unit;
 	o << ",max_" << r.unit << "\n";
 	for (const auto &row : r.rows) {
 		const Histogram &h = *row.hist;
-		o << csv_quote(row.event) << "," << csv_quote(row.device) << ","
+		o << csv_quote(row.event) << "," << (irq ? std::to_string(row.irq) + "," : "") << csv_quote(row.device) << ","
 		  << (row.cpu < 0 ? std::string("all") : std::to_string(row.cpu)) << "," << h.count() << ","
 		  << double(h.min()) / div << "," << h.mean() / div << "," << h.stddev() / div;
 		for (double p : kPercentiles)

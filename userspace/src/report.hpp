@@ -15,9 +15,17 @@ namespace kprof {
 
 struct ReportRow {
 	std::string event;	// stat_label()
-	std::string device;
+	std::string device;	// device, or the IRQ action's name (irq >= 0)
 	int cpu = -1;		// -1: all CPUs
 	const Histogram *hist = nullptr;
+	int irq = -1;		// the IRQ, for the tracker's rows
+};
+
+// One IRQ action's wake requests and what became of them (kprofctl irq).
+struct IrqRow {
+	int irq = 0;
+	std::string name;
+	uint64_t handlers = 0, requests = 0, woken = 0, runs = 0, coalesced = 0, unswitched = 0;
 };
 
 // A CPU's per_cpu/cpuN/stats of kprofctl's instance, or their movement.
@@ -57,6 +65,7 @@ struct CrossCheck {
 };
 
 struct Report {
+	std::string title = "latency";	// "kprof <title> report"
 	double duration_s = 0;
 	std::string unit = "us";
 	uint64_t divisor = 1000;	// ns per unit
@@ -73,6 +82,7 @@ struct Report {
 	bool checked = false;		// the seq cross-check applies
 	std::string check_note;		// why it does not, if it does not
 	std::vector<CrossCheck> checks;
+	std::vector<IrqRow> irqs;	// kprofctl irq: per IRQ action
 
 	uint64_t buffer_lost() const;	// Σ CpuLoss::lost()
 	uint64_t not_read() const;	// Σ CrossCheck::not_read() + gaps outside windows
@@ -84,6 +94,9 @@ struct Report {
 RingStats parse_ring_stats(const std::string &text);
 // b - a, except entries, which is b's.
 RingStats ring_delta(const RingStats &a, const RingStats &b);
+
+// "pktproc-q0", or "24 kprof_pktproc" for an IRQ's row.
+std::string row_name(const ReportRow &row);
 
 std::string render_text(const Report &r);
 nlohmann::json render_json(const Report &r);

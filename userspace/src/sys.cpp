@@ -125,6 +125,24 @@ std::map<std::string, std::map<std::string, uint64_t>> read_emitted(const std::s
 	return read_each(debugfs, "emitted");
 }
 
+std::map<std::string, std::map<std::string, uint64_t>> read_girq_emitted(const std::string &debugfs)
+{
+	const std::string path = debugfs + "/girq_emitted";
+	const auto text = read_file(path);
+	if (!text)
+		throw std::runtime_error("cannot read " + path + ": is this kprof.ko older than kprofctl?");
+	return parse_girq_emitted(*text);
+}
+
+std::map<std::string, std::map<std::string, uint64_t>> read_girq_counters(const std::string &debugfs)
+{
+	const std::string path = debugfs + "/girq_counters";
+	const auto text = read_file(path);
+	if (!text)
+		throw std::runtime_error("cannot read " + path + ": is this kprof.ko older than kprofctl?");
+	return {{kGirqScope, parse_counters(*text)}};
+}
+
 std::map<std::string, std::vector<std::string>> read_span_names(const std::string &debugfs)
 {
 	std::map<std::string, std::vector<std::string>> out;

@@ -9,6 +9,11 @@
 #include <string>
 #include <vector>
 
+namespace kprof {
+// The "device" the IRQ tracker's counters are filed under.
+inline constexpr const char *kGirqScope = "girq";
+}  // namespace kprof
+
 namespace kprof::sys {
 
 void require_root();
@@ -29,6 +34,13 @@ std::map<std::string, std::map<std::string, uint64_t>> read_counters(const std::
 // The events each device has emitted (kprof/<dev>/emitted): device ->
 // event -> the last seq.
 std::map<std::string, std::map<std::string, uint64_t>> read_emitted(const std::string &debugfs);
+// The IRQ tracker's emitted counts (kprof/girq_emitted), per CPU: "cpu<N>"
+// -> event -> the last seq.
+std::map<std::string, std::map<std::string, uint64_t>> read_girq_emitted(const std::string &debugfs);
+// The IRQ tracker's counters (kprof/girq_counters), as the one "device"
+// kGirqScope.
+std::map<std::string, std::map<std::string, uint64_t>> read_girq_counters(const std::string &debugfs);
+
 // Span names per device (kprof/<dev>/spans).
 std::map<std::string, std::vector<std::string>> read_span_names(const std::string &debugfs);
 

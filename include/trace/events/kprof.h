@@ -32,6 +32,8 @@
 
 int kprof_trace_reg(void);
 void kprof_trace_unreg(void);
+int kprof_girq_reg(void);
+void kprof_girq_unreg(void);
 
 /**
  * kprof_irq_thread_latency - hard-IRQ entry to threaded-handler start
@@ -155,6 +157,119 @@ TRACE_EVENT_FN(kprof_span,
 	TP_printk("dev=%s id=%u delta_ns=%llu seq=%llu",
 		  __get_str(dev), __entry->id, __entry->delta_ns, __entry->seq),
 	kprof_trace_reg, kprof_trace_unreg
+);
+
+/*
+ * The generic IRQ tracker (kmod/kprof_irq.c): any IRQ of any driver, no
+ * instrumentation needed. Enabling any kprof_girq_* event attaches kprof's
+ * probes to the kernel's irq:irq_handler_entry/exit, sched:sched_waking,
+ * sched:sched_wakeup and sched:sched_switch tracepoints, from a work item
+ * shortly after (debugfs kprof/girq_counters says "attached: 1"); disabling
+ * the last one detaches them. @name is the irqaction's name as in
+ * /proc/interrupts, @irq the Linux IRQ number.
+ *
+ * Their @seq counts the events of that kind emitted on the CPU that emitted
+ * this one (its ring buffer), this one included; kprof/girq_emitted shows
+ * the latest value per CPU.
+ */
+
+/**
+ * kprof_girq_handler - one run of a hard (primary) IRQ handler
+ * @irq:	Linux IRQ number
+ * @name:	the irqaction's name
+ * @ret:	what the handler returned (0 IRQ_NONE, 1 IRQ_HANDLED,
+ *		2 IRQ_WAKE_THREAD)
+ * @duration_ns: irq_handler_entry to irq_handler_exit
+ * @seq:	see above
+ */
+TRACE_EVENT_FN(kprof_girq_handler,
+	TP_PROTO(int irq, const char *name, int ret, u64 duration_ns, u64 seq),
+	TP_ARGS(irq, name, ret, duration_ns, seq),
+	TP_STRUCT__entry(
+		__field(int, irq)
+		__string(name, name)
+		__field(int, ret)
+		__field(u64, duration_ns)
+		__field(u64, seq)
+	),
+	TP_fast_assign(
+		__entry->irq = irq;
+		kprof_assign_str(name, name);
+		__entry->ret = ret;
+		__entry->duration_ns = duration_ns;
+		__entry->seq = seq;
+	),
+	TP_printk("irq=%d name=%s ret=%d duration_ns=%llu seq=%llu",
+		  __entry->irq, __get_str(name), __entry->ret,
+		  __entry->duration_ns, __entry->seq),
+	kprof_girq_reg, kprof_girq_unreg
+);
+
+DECLARE_EVENT_CLASS(kprof_girq_delta,
+	TP_PROTO(int irq, const char *name, int hard_cpu, u64 delta_ns,
+		 u32 coalesced, u64 seq),
+	TP_ARGS(irq, name, hard_cpu, delta_ns, coalesced, seq),
+	TP_STRUCT__entry(
+		__field(int, irq)
+		__string(name, name)
+		__field(int, hard_cpu)
+		__field(u64, delta_ns)
+		__field(u32, coalesced)
+		__field(u64, seq)
+	),
+	TP_fast_assign(
+		__entry->irq = irq;
+		kprof_assign_str(name, name);
+		__entry->hard_cpu = hard_cpu;
+		__entry->delta_ns = delta_ns;
+		__entry->coalesced = coalesced;
+		__entry->seq = seq;
+	),
+	TP_printk("irq=%d name=%s hard_cpu=%d delta_ns=%llu coalesced=%u seq=%llu",
+		  __entry->irq, __get_str(name), __entry->hard_cpu,
+		  __entry->delta_ns, __entry->coalesced, __entry->seq)
+);
+
+/**
+ * kprof_girq_wake - a hard IRQ woke its sleeping IRQ thread
+ * @irq:	Linux IRQ number
+ * @name:	the irqaction's name
+ * @hard_cpu:	CPU that took the IRQ (and emitted this event)
+ * @delta_ns:	irq_handler_entry to sched_waking of the action's thread
+ * @coalesced:	always 0
+ * @seq:	see above
+ *
+ * Only a handler that returned IRQ_WAKE_THREAD while the thread slept is a
+ * wake; a request that finds the thread already woken or running does not
+ * wake it (see kprof_girq_thread's @coalesced and girq_counters).
+ */
+DEFINE_EVENT_FN(kprof_girq_delta, kprof_girq_wake,
+	TP_PROTO(int irq, const char *name, int hard_cpu, u64 delta_ns,
+		 u32 coalesced, u64 seq),
+	TP_ARGS(irq, name, hard_cpu, delta_ns, coalesced, seq),
+	kprof_girq_reg, kprof_girq_unreg
+);
+
+/**
+ * kprof_girq_thread - a woken IRQ thread is switched in
+ * @irq:	Linux IRQ number of the IRQ that woke it
+ * @name:	the irqaction's name
+ * @hard_cpu:	CPU that took that IRQ
+ * @delta_ns:	its irq_handler_entry to the sched_switch that switched the
+ *		thread in, on the CPU that emitted this event
+ * @coalesced:	further wake requests of the action (IRQs that returned
+ *		IRQ_WAKE_THREAD) between the wake and the switch: this run
+ *		serves them too
+ * @seq:	see above
+ *
+ * A thread woken while still on its CPU (it had not finished going to
+ * sleep) runs on without a switch: no event, counted as on_cpu_requests.
+ */
+DEFINE_EVENT_FN(kprof_girq_delta, kprof_girq_thread,
+	TP_PROTO(int irq, const char *name, int hard_cpu, u64 delta_ns,
+		 u32 coalesced, u64 seq),
+	TP_ARGS(irq, name, hard_cpu, delta_ns, coalesced, seq),
+	kprof_girq_reg, kprof_girq_unreg
 );
 
 #endif /* _TRACE_KPROF_H */

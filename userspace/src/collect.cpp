@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "collect.hpp"
+
+#include "commands.hpp"
+#include "sys.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+namespace kprof {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string cpumask_hex(const std::vector<int> &cpus)
+{
+	// tracing_cpumask: comma-separated 32-bit hex words, most significant first.
+	const int words = cpus.back() / 32 + 1;
+	std::vector<uint32_t> w(words, 0);
+	for (int c : cpus)
+		w[c / 32] |= 1u << (c % 32);
+	std::string out;
+	char buf[16];
+	for (int i = words - 1; i >= 0; i--) {
+		std::snprintf(buf, sizeof(buf), i == words - 1 ? "%x" : "%08x", w[i]);
+		out += buf;
+		if (i)
+			out += ',';
+	}
+	return out;
+}
+
+}  // namespace
+
+Plan base_plan(Source source, const CollectOptions &opts)
+{
+	sys::require_root();
+	Plan plan;
+	plan.source = source;
+	plan.tdir = sys::tracing_dir();
+	sys::require_module();
+	const int ncpus = int(sys::trace_cpus(plan.tdir).size());
+	for (int c : opts.cpus)
+		if (c >= ncpus)
+			throw UsageError("CPU " + std::to_string(c) + " does not exist (this machine traces " +
+					 std::to_string(ncpus) + " CPUs)");
+	plan.cpus = opts.cpus;
+	plan.some_cpus = !opts.cpus.empty() && int(opts.cpus.size()) < ncpus;
+	if (plan.cpus.empty())
+		for (int c = 0; c < ncpus; c++)
+			plan.cpus.push_back(c);
+	plan.dbg = sys::kprof_debugfs();
+	return plan;
+}
+
+Session::Session(const Plan &plan, const CollectOptions &opts)
+	: plan_(plan), tep_(tep_from_tracefs(plan.tdir)), decoder_(tep_.get()), inst_(opts.instance, Instance::Mode::Session)
+{
+	if (!inst_.recovered().empty())
+		std::cerr << "kprofctl: " << inst_.recovered() << '\n';
+	inst_.refuse_unread();
+	inst_.set("tracing_on", "0");
+	if (opts.buffer_kb)
+		inst_.set("buffer_size_kb", std::to_string(opts.buffer_kb));
+	if (plan.some_cpus)
+		inst_.set("tracing_cpumask", cpumask_hex(plan.cpus));
+	inst_.set("trace", "", false);	// start from an empty buffer
+	for (int c : plan.cpus)
+		readers_.push_back(std::make_unique<CpuReader>(inst_, c));
+	samples_.reserve(4096);
+}
+
+std::optional<Aggregator::Emitted> Session::read_emitted() const
+{
+	if (!plan_.dbg)
+		return std::nullopt;
+	return plan_.source == Source::Tracker ? sys::read_girq_emitted(*plan_.dbg) : sys::read_emitted(*plan_.dbg);
+}
+
+std::optional<DeviceCounters> Session::read_counters() const
+{
+	if (!plan_.dbg)
+		return std::nullopt;
+	return plan_.source == Source::Tracker ? sys::read_girq_counters(*plan_.dbg) : sys::read_counters(*plan_.dbg);
+}
+
+// One by one: the system-wide switch would take the other source's
+// events along (and attach the IRQ tracker for nothing).
+void Session::switch_events(const char *on)
+{
+	for (const auto &n : plan_.events)
+		inst_.set("events/kprof/" + n + "/enable", on);
+}
+
+// The IRQ tracker attaches from a work item once its events are enabled;
+// collecting starts when it has (kprof/girq_counters: "attached: 1").
+void Session::wait_attached(Collected &c)
+{
+	if (plan_.source != Source::Tracker)
+		return;
+	if (!plan_.dbg) {
+		std::this_thread::sleep_for(std::chrono::milliseconds(500));
+		c.note = "no debugfs: cannot see when the IRQ tracker attached; waited 0.5 s";
+		return;
+	}
+	for (int i = 0; i < 100 && !g_stop; i++) {
+		const auto ctr = sys::read_girq_counters(*plan_.dbg);
+		if (ctr.at(kGirqScope).count("attached") && ctr.at(kGirqScope).at("attached") == 1)
+			return;
+		std::this_thread::sleep_for(std::chrono::milliseconds(50));
+	}
+	if (!g_stop)
+		throw std::runtime_error("kprof.ko's IRQ tracker did not attach to the kernel's tracepoints within 5 s "
+					 "(see dmesg)");
+}
+
+void Session::consume(size_t i, const void *page, Aggregator &agg, Collected &c)
+{
+	samples_.clear();
+	const auto r = decoder_.decode_page(page, readers_[i]->page_size(), readers_[i]->cpu(), samples_);
+	CpuLoss &l = c.loss[i];
+	l.pages++;
+	l.bad_pages += r.bad_page;
+	l.records += r.events + r.other + r.invalid;
+	if (r.missed > 0)
+		l.header_missed += uint64_t(r.missed);
+	else if (r.missed < 0)
+		l.lossy_pages++;
+	c.invalid += r.invalid;
+	c.other += r.other;
+	c.events += r.events;
+	for (const auto &s : samples_)
+		agg.add(s, decoder_.device_name(s.dev), plan_.span_names);
+}
+
+void Session::drain(bool flush, Aggregator &agg, Collected &c)
+{
+	// A second signal abandons the rest: teardown must come promptly.
+	for (size_t i = 0; i < readers_.size(); i++)
+		while (g_stop < 2) {
+			const void *page = flush ? readers_[i]->flush() : readers_[i]->read();
+			if (!page)
+				break;
+			consume(i, page, agg, c);
+		}
+}
+
+void Session::progress(Clock::duration elapsed, const Collected &c) const
+{
+	uint64_t missed = 0;
+	for (const auto &l : c.loss)
+		missed += l.header_missed;
+	std::fprintf(stderr, "\rkprofctl: %.1f s, %llu events, %llu missed  ",
+		     std::chrono::duration<double>(elapsed).count(), (unsigned long long)c.events,
+		     (unsigned long long)missed);
+	std::fflush(stderr);
+}
+
+// Tracing on, then the events (the hooks' key comes on with them); the
+// emitted counts are read while the events are on, so that every event
+// emitted between the two readings must be in the buffer (seq window).
+Collected Session::collect(const CollectOptions &opts, Aggregator &agg)
+{
+	Collected c;
+	c.loss.resize(plan_.cpus.size());
+	for (size_t i = 0; i < plan_.cpus.size(); i++) {
+		c.loss[i].cpu = plan_.cpus[i];
+		c.ring0.push_back(parse_ring_stats(inst_.cpu_stats(plan_.cpus[i])));
+	}
+	c.counters0 = read_counters();
+	inst_.set("tracing_on", "1");
+	switch_events("1");
+	wait_attached(c);
+	c.e0 = read_emitted();
+	if (c.e0)
+		agg.window_open(*c.e0);
+
+	const bool tty = isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
+	const auto start = Clock::now();
+	auto last_progress = start;
+	while (!g_stop) {
+		const auto now = Clock::now();
+		if (opts.duration.count() && now - start >= opts.duration)
+			break;
+		drain(false, agg, c);
+		if (tty && now - last_progress >= std::chrono::milliseconds(500)) {
+			progress(now - start, c);
+			last_progress = now;
+		}
+		std::this_thread::sleep_for(std::chrono::milliseconds(50));
+	}
+	c.duration_s = std::chrono::duration<double>(Clock::now() - start).count();
+	drain(false, agg, c);	// everything drained so far has seq <= e1
+	c.e1 = read_emitted();
+	if (c.e1)
+		agg.window_close(*c.e1);
+	switch_events("0");
+	c.counters1 = read_counters();
+	inst_.set("tracing_on", "0");
+	drain(false, agg, c);
+	drain(true, agg, c);
+	if (tty)
+		std::fprintf(stderr, "\r%60s\r", "");
+	if (g_stop >= 2)
+		throw std::runtime_error("interrupted twice: no report; the events are disabled");
+	for (int cpu : plan_.cpus)
+		c.ring1.push_back(parse_ring_stats(inst_.cpu_stats(cpu)));
+	return c;
+}
+
+// What was lost, exactly: the ring buffer's own figures per CPU against
+// what was decoded, and the seq window per (device, event).
+void account_loss(const Plan &plan, const Collected &c, const Aggregator &agg, const std::optional<std::string> &device,
+		  Report &rep)
+{
+	rep.duration_s = c.duration_s;
+	rep.loss = c.loss;
+	for (size_t i = 0; i < rep.loss.size(); i++)
+		rep.loss[i].ring = ring_delta(c.ring0[i], c.ring1[i]);
+	rep.events_read = c.events;
+	rep.invalid = c.invalid;
+	rep.other = c.other;
+	rep.filtered = agg.filtered_out();
+	if (plan.some_cpus) {
+		rep.check_note = "not made with -c: kprof.ko emits on every CPU, the instance records only some";
+		return;
+	}
+	rep.checked = true;
+	const bool window = c.e0 && c.e1;
+	rep.checks = cross_checks(agg, plan.events, device, window ? &*c.e0 : nullptr, window ? &*c.e1 : nullptr);
+	if (!window)
+		rep.check_note = "kprof's debugfs is not available: checked by seq gaps between the events read only";
+}
+
+void add_rows(const Aggregator &agg, bool per_cpu, Report &rep)
+{
+	for (const auto &[key, h] : agg.totals()) {
+		const auto &[label, device, irq] = key;
+		rep.rows.push_back({label, device, -1, &h, irq});
+		if (!per_cpu)
+			continue;
+		for (const auto &[ck, ch] : agg.per_cpu())
+			if (std::get<0>(ck) == label && std::get<1>(ck) == device && std::get<2>(ck) == irq)
+				rep.rows.push_back({label, device, std::get<3>(ck), &ch, irq});
+	}
+}
+
+void render(const CollectOptions &opts, const Report &rep)
+{
+	if (opts.json)
+		std::cout << render_json(rep).dump(2) << '\n';
+	else if (opts.csv)
+		std::cout << render_csv(rep);
+	else
+		std::cout << render_text(rep);
+	std::cout.flush();
+	if (rep.lost_anything() && (opts.json || opts.csv))
+		std::cerr << "kprofctl: WARNING: " << rep.total_missed() << " events lost, " << rep.invalid
+			  << " invalid records; the statistics do not cover them\n";
+	else if (opts.csv)
+		std::cerr << "kprofctl: " << rep.events_read << " events read, none lost\n";
+}
+
+
+}  // namespace kprof

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+// Collecting kprof events in kprofctl's own instance, for latency and irq:
+// a Plan (what to collect, checked against the machine before anything
+// changes) and a Session (the instance set up, the events read, every loss
+// counted). The commands turn what it collected into a Report.
+#pragma once
+
+#include "aggregate.hpp"
+#include "cli.hpp"
+#include "counters.hpp"
+#include "decoder.hpp"
+#include "instance.hpp"
+#include "report.hpp"
+#include "tep.hpp"
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kprof {
+
+struct Plan {
+	Source source = Source::Device;		// whose events
+	std::string tdir;
+	std::set<std::string> events;		// tracepoint names
+	std::set<EventKind> kinds;		// the same, as kinds
+	std::vector<int> cpus;			// the CPUs read
+	bool some_cpus = false;			// -c: tracing_cpumask restricts them
+	std::optional<std::string> dbg;		// kprof's debugfs, if there is one
+	std::map<std::string, std::vector<std::string>> span_names;
+};
+
+// The machine checks every plan makes (root, tracefs, kprof.ko, -c) and
+// the debugfs directory. Throws UsageError for a CPU that does not exist.
+Plan base_plan(Source source, const CollectOptions &opts);
+
+// Everything a collection saw, for the loss accounting.
+struct Collected {
+	std::vector<CpuLoss> loss;		// pages, records, page headers
+	std::vector<RingStats> ring0, ring1;
+	std::optional<DeviceCounters> counters0, counters1;
+	std::optional<Aggregator::Emitted> e0, e1;
+	uint64_t events = 0, invalid = 0, other = 0;
+	double duration_s = 0;
+	std::string note;			// something the report should say
+};
+
+// The instance set up for one collection, its readers and the decoder.
+class Session {
+public:
+	Session(const Plan &plan, const CollectOptions &opts);
+	Collected collect(const CollectOptions &opts, Aggregator &agg);
+
+private:
+	std::optional<Aggregator::Emitted> read_emitted() const;
+	std::optional<DeviceCounters> read_counters() const;
+	void switch_events(const char *on);
+	void wait_attached(Collected &c);
+	void drain(bool flush, Aggregator &agg, Collected &c);
+	void consume(size_t i, const void *page, Aggregator &agg, Collected &c);
+	void progress(std::chrono::steady_clock::duration elapsed, const Collected &c) const;
+
+	const Plan &plan_;
+	TepPtr tep_;
+	Decoder decoder_;
+	Instance inst_;
+	std::vector<std::unique_ptr<CpuReader>> readers_;
+	std::vector<Sample> samples_;
+};
+
+// The ring-buffer and seq-window accounting every report shares; @device
+// narrows the cross-check (latency --device).
+void account_loss(const Plan &plan, const Collected &c, const Aggregator &agg, const std::optional<std::string> &device,
+		  Report &rep);
+
+// Print @rep as the options ask, with the loss warning on stderr for
+// JSON and CSV.
+void render(const CollectOptions &opts, const Report &rep);
+
+// The rows of @agg's histograms, each total followed by its CPUs.
+void add_rows(const Aggregator &agg, bool per_cpu, Report &rep);
+
+}  // namespace kprof
