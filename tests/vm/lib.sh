@@ -125,3 +125,46 @@ wait_collecting() {
 		sleep 0.1
 	done
 }
+
+# irq_count IRQ: the IRQ's total over all CPUs in /proc/interrupts (0 if
+# it has no line)
+irq_count() {
+	awk -v i="$1:" 'NR == 1 { n = NF } $1 == i { for (c = 2; c <= n + 1; c++) s += $c } END { print s + 0 }' /proc/interrupts
+}
+
+# wait_attached: wait (5 s at most) until kprof's IRQ tracker is attached
+wait_attached() {
+	n=0
+	until grep -q '^attached: 1' "$KP/girq_counters"; do
+		n=$((n + 1))
+		[ $n -lt 50 ] || fail "the IRQ tracker did not attach within 5 s"
+		sleep 0.1
+	done
+}
+
+# json_irq FILE IRQ NAME: "handlers requests woken runs coalesced unswitched"
+# of one IRQ in a flattened kprofctl irq report
+json_irq() {
+	grep "^irq $2 $3 " "$1" | cut -d' ' -f4-
+}
+
+# irq_quiet IRQ: wait until the IRQ's count stops moving for 0.3 s (a
+# UART's transmitter drains after write() returns); print the count
+irq_quiet() {
+	prev=-1 cur=$(irq_count "$1")
+	while [ "$cur" != "$prev" ]; do
+		sleep 0.3
+		prev=$cur cur=$(irq_count "$1")
+	done
+	echo "$cur"
+}
+
+# expect_irq_runs WHAT TRACKER MOVED: a tracker's handler-run count against
+# /proc/interrupts' movement. The kernel runs a handler again for an edge
+# that arrived while it ran (IRQS_PENDING) without counting it there, so
+# the runs may exceed the movement, by at most 1 % (and 2).
+expect_irq_runs() {
+	[ "$2" -ge "$3" ] && [ "$2" -le $(($3 + 2 + $3 / 100)) ] ||
+		fail "$1: $2 handler runs, /proc/interrupts moved $3"
+	echo "ok: $1: $2 handler runs, /proc/interrupts moved $3"
+}
