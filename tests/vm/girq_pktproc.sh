@@ -62,7 +62,7 @@ echo "IRQ $irq: $req wake requests; tracker: $runs runs measured, $coal coalesce
 # pktproc also counts the runs that needed no switch-in.
 [ "$runs" -le "$iruns" ] || fail "tracker measured $runs runs, pktproc ran its thread $iruns times"
 [ "$iruns" -le $((runs + unsw)) ] || fail "pktproc ran $iruns times; tracker runs $runs + unswitched $unsw"
-X
+[ $((runs * 100)) -ge $((iruns * 80)) ] || fail "tracker measured fewer than 80 % of pktproc's runs"
 
 # The kernel's own books balance.
 g() { sed -n "s/^$1: //p" $G; }
