@@ -51,6 +51,11 @@ kernels_each() {
 	grep -v '^#' "$KPROF_KERNELS"
 }
 
+# kernel_tests ID: which VM tests matrix entry ID runs (all or core).
+kernel_tests() {
+	awk -v id="$1" '$1 == id { print $5 }' "$KPROF_TOP/ci/kernels.list"
+}
+
 # kernel_field ID N: column N (2 release, 3 suite, 4 arch) of matrix entry ID.
 kernel_field() {
 	local line
@@ -72,6 +77,8 @@ kdir_release() {
 }
 
 vmlinuz_path() { echo "$KPROF_CACHE/kernels/$1/vmlinuz"; }
+# guest_kmods_dir REL: the kernel's own modules some guest tests load.
+guest_kmods_dir() { echo "$KPROF_CACHE/kernels/$1/kmods"; }
 
 # busybox_path ARCH: the busybox a guest of ARCH runs.
 busybox_path() {

@@ -7,7 +7,7 @@ set -euo pipefail
 PKGS=(
 	build-essential cmake pkg-config kmod
 	libtracefs-dev libtraceevent-dev libcli11-dev libboost-test-dev nlohmann-json3-dev
-	qemu-system-x86 qemu-system-arm busybox-static cpio trace-cmd mmdebstrap
+	qemu-system-x86 qemu-system-arm busybox-static cpio xz-utils trace-cmd mmdebstrap
 )
 BACKPORTS=/etc/apt/sources.list.d/kprof-backports.sources
 
@@ -173,6 +173,43 @@ unpack_vmlinuz() {
 	return 1
 }
 
+# The kernel's own modules some guest tests load (virtio-blk), in load
+# order. Those the kernel has built in are simply absent.
+GUEST_KMODS="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk"
+
+# unpack_kmods DEB DEST: GUEST_KMODS from the package DEB into DEST
+# (uncompressed: busybox insmod takes plain .ko); false if it has none.
+unpack_kmods() {
+	local deb=$1 dest=$2 tmp m f found=1
+	tmp=$(mktemp -d)
+	mkdir -p "$dest"
+	dpkg-deb -x "$deb" "$tmp"
+	for m in $GUEST_KMODS; do
+		f=$(find "$tmp" -name "$m.ko" -o -name "$m.ko.xz" | head -n 1)
+		case "$f" in
+		*.xz) xz -dc "$f" >"$dest/$m.ko" && found=0 ;;
+		?*) cp "$f" "$dest/$m.ko" && found=0 ;;
+		esac
+	done
+	rm -rf "$tmp"
+	return $found
+}
+
+# guest_kmods ID REL SUITE PKGARCH: the kernel's GUEST_KMODS, from its image
+# package or, for the newest packaging, linux-modules-REL (about 100 MB,
+# so only for the entries that run every test). DEST/.done marks it done.
+guest_kmods() {
+	local id=$1 rel=$2 suite=$3 pa=$4 dest
+	dest=$(guest_kmods_dir "$rel")
+	[ -f "$dest/.done" ] && return
+	if ! unpack_kmods "$(fetch_deb "$suite" "linux-image-$rel$pa")" "$dest" &&
+		[ "$(kernel_tests "$id")" = all ]; then
+		unpack_kmods "$(fetch_deb "$suite" "linux-modules-$rel$pa")" "$dest" ||
+			die "no $GUEST_KMODS in linux-image-$rel or linux-modules-$rel"
+	fi
+	touch "$dest/.done"
+}
+
 # Headers go into the system, or the suite's chroot (Kbuild wants
 # /lib/modules/<rel>/build). The image is only booted by QEMU, so its vmlinuz
 # is unpacked into the cache rather than installed into the host's /boot.
@@ -180,10 +217,11 @@ while read -r id rel suite arch; do
 	install_headers "$suite" "$rel" "$arch"
 	[ "$arch" = amd64 ] || guest_busybox "$arch"
 	vmlinuz=$(vmlinuz_path "$rel")
-	[ -s "$vmlinuz" ] && continue
-	mkdir -p "$(dirname "$vmlinuz")"
 	pa=
 	[ "$arch" = amd64 ] || pa=:$arch
+	guest_kmods "$id" "$rel" "$suite" "$pa"
+	[ -s "$vmlinuz" ] && continue
+	mkdir -p "$(dirname "$vmlinuz")"
 	unpack_vmlinuz "$(fetch_deb "$suite" "linux-image-$rel$pa")" "$rel" "$vmlinuz" ||
 		unpack_vmlinuz "$(fetch_deb "$suite" "linux-binary-$rel$pa")" "$rel" "$vmlinuz" ||
 		die "no vmlinuz in linux-image-$rel or linux-binary-$rel"

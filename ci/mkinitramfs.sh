@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the test guest's initramfs for one kernel release:
 #   busybox-static, ci/guest-init as /init, the modules built for that
-#   release (build/modules/<rel>/*.ko -> /lib/kprof), the static kprofctl
+#   release (build/modules/<rel>/*.ko -> /lib/kprof), the kernel's own
+#   modules some tests load (-> /lib/kmods), the static kprofctl
 #   (-> /usr/local/bin) and the tests/vm/ scripts (-> /tests), all for the
 #   guest's architecture (default amd64).
 #
@@ -28,6 +29,9 @@ cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 install -m 0755 "$KPROF_TOP/ci/guest-init" "$root/init"
 cp "$mods"/*.ko "$root/lib/kprof/"
+# The kernel's own modules the tests may load (ci/deps.sh: GUEST_KMODS).
+mkdir -p "$root/lib/kmods"
+cp "$(guest_kmods_dir "$rel")"/*.ko "$root/lib/kmods/" 2>/dev/null || true
 cp "$kprofctl" "$root/usr/local/bin/kprofctl"
 cp "$KPROF_TOP"/tests/vm/*.sh "$KPROF_TOP"/tests/vm/*.awk "$root/tests/"
 # A console node must exist before devtmpfs is mounted.

@@ -2,6 +2,7 @@
 # device IRQ is (forced threading): the tracker sees each one that fires
 # wake its irq/N thread. On a generic kernel the 8250 UART's is not: the
 # tracker reports its handler only.
+# kprof-arch: amd64
 # kprof-qemu: -serial mon:stdio -serial null
 . /tests/lib.sh
 

@@ -3,6 +3,7 @@
 # the kernel reports "irq 3: nobody cared" (a Call Trace on the console)
 # without kprof loaded. 10 KiB do not. girq_threading stays below that.
 #   ci/vm-run.sh 6.1-rt tool_rt_uart   -> exit 2, console not clean
+# kprof-arch: amd64
 # kprof-qemu: -serial mon:stdio -serial null
 . /tests/lib.sh
 dd if=/dev/zero of=/dev/ttyS1 bs=1k count=100 2>/dev/null
