@@ -14,4 +14,14 @@ for cfg in "1 1" "64 64"; do
 	echo 1 >"$PP/stop"
 done
 rmmod kprof_pktproc
+
+# The same driver with its kprof hooks compiled in but unused
+# (kprof_hooks=0): a driver nobody instrumented, seen by the IRQ tracker.
+insmod "$KPROF_MODDIR/kprof_pktproc.ko" kprof_hooks=0 || fail "insmod pktproc kprof_hooks=0"
+echo 1 >"$PP/start"
+echo
+echo "### pktproc with kprof_hooks=0 at $(cat $PP/rate_pps) packets/s: kprofctl irq -d 5s"
+kprofctl irq -d 5s | cat
+echo 1 >"$PP/stop"
+rmmod kprof_pktproc
 rmmod kprof
