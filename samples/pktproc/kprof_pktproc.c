@@ -44,6 +44,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include <kprof/kprof.h>
 
@@ -94,6 +95,7 @@ MODULE_PARM_DESC(nr_queues, "queues, each with its own IRQ, thread, ring and tim
 /* debugfs only: packets per queue per start, then the device goes quiet. */
 static unsigned int rx_budget;
 #define MAX_RX_BUDGET	100000000U
+#define MAX_INJECT_US	100000U
 
 static bool autostart;
 module_param(autostart, bool, 0444);
@@ -135,6 +137,7 @@ struct pktq {
 	u64 wakes;
 	bool unwoken;		/* packets signalled by an IRQ that did not wake */
 	/* Written by the IRQ thread only. */
+	unsigned int thread_cpu;	/* where it ran last */
 	u64 processed;
 	u64 thread_runs;
 	u64 batches;
@@ -147,6 +150,9 @@ static struct {
 	struct irq_domain *domain;
 	struct pktq *q;
 	struct dentry *dir;
+	/* The last injected delay (inject_delay_us), under lock. */
+	unsigned int inject_cpu;
+	u64 inject_ns;
 } pp;
 
 static const char * const span_names[] = { "packet", NULL };
@@ -261,6 +267,7 @@ static irqreturn_t pktproc_thread(int irq, void *data)
 	if (q->kdev)
 		kprof_thread_begin(q->kdev);
 	WRITE_ONCE(q->thread_runs, q->thread_runs + 1);
+	WRITE_ONCE(q->thread_cpu, raw_smp_processor_id());
 
 	/*
 	 * Serve what the device had received when the thread started, not
@@ -375,6 +382,9 @@ static int stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "q%u: irq=%u timer_cpu=%u rx_packets=%llu processed=%llu dropped=%llu\n",
 			   i, pp.q[i].irq, pp.q[i].cpu, READ_ONCE(pp.q[i].rx_packets),
 			   READ_ONCE(pp.q[i].processed), READ_ONCE(pp.q[i].dropped));
+	mutex_lock(&pp.lock);
+	seq_printf(m, "injected: cpu=%u ns=%llu\n", pp.inject_cpu, pp.inject_ns);
+	mutex_unlock(&pp.lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
@@ -416,6 +426,57 @@ static const struct file_operations control_fops = {
 	.open = simple_open,
 	.read = control_read,
 	.write = control_write,
+	.llseek = noop_llseek,
+};
+
+/*
+ * inject_delay_us: a known culprit for IRQ-latency analysis. Writing N
+ * busy-loops for N us with preemption disabled, in a kworker on the CPU
+ * where queue 0's IRQ thread ran last, so that the thread, woken there,
+ * waits. The write returns when the loop is over; stats shows its CPU and
+ * its measured length.
+ */
+static long inject_fn(void *arg)
+{
+	u64 ns = *(u64 *)arg, t0, t1;
+
+	preempt_disable();
+	t0 = ktime_get_ns();
+	do {
+		cpu_relax();
+		t1 = ktime_get_ns();
+	} while (t1 - t0 < ns);
+	preempt_enable();
+	return (long)min_t(u64, t1 - t0, LONG_MAX);
+}
+
+static ssize_t inject_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	unsigned int us, cpu;
+	u64 ns;
+	long took;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 10, &us);
+	if (ret)
+		return ret;
+	if (!us || us > MAX_INJECT_US)
+		return -EINVAL;
+	ns = (u64)us * NSEC_PER_USEC;
+	cpu = READ_ONCE(pp.q[0].thread_cpu);
+	mutex_lock(&pp.lock);
+	took = work_on_cpu(cpu, inject_fn, &ns);
+	pp.inject_cpu = cpu;
+	pp.inject_ns = took;
+	mutex_unlock(&pp.lock);
+	return count;
+}
+
+static const struct file_operations inject_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = inject_write,
 	.llseek = noop_llseek,
 };
 
@@ -535,6 +596,7 @@ static int queue_setup(struct pktq *q, unsigned int i)
 
 	q->index = i;
 	q->cpu = cpumask_local_spread(i, NUMA_NO_NODE);
+	q->thread_cpu = q->cpu;
 	init_completion(&q->flushed);
 	kprof_hrtimer_setup(&q->timer, rx_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 
@@ -600,6 +662,7 @@ static int __init pktproc_init(void)
 	for (i = 0; i < ARRAY_SIZE(knobs); i++)
 		debugfs_create_file(knobs[i].name, 0600, pp.dir, &knobs[i], &knob_fops);
 	debugfs_create_file("stats", 0400, pp.dir, NULL, &stats_fops);
+	debugfs_create_file("inject_delay_us", 0200, pp.dir, NULL, &inject_fops);
 
 	if (autostart) {
 		mutex_lock(&pp.lock);

@@ -109,12 +109,22 @@ BOOST_AUTO_TEST_CASE(irq_options)
 	BOOST_TEST(o.buffer_kb == 512u);
 	BOOST_TEST(o.instance == "kprof");
 
+	Cli cli3;
+	const auto cmd3 = cli3.parse({"irq", "-T", "200us", "--on-threshold", "continue", "-t", "/tmp/hits.txt"});
+	const auto &t = std::get<kprof::IrqOptions>(cmd3);
+	BOOST_TEST_REQUIRE(t.threshold.has_value());
+	BOOST_TEST(t.threshold->count() == 200000);
+	BOOST_TEST(t.keep_going);
+	BOOST_TEST(*t.trace_file == "/tmp/hits.txt");
+
 	Cli cli2;
 	const auto cmd2 = cli2.parse({"irq"});
 	const auto &d = std::get<kprof::IrqOptions>(cmd2);
 	BOOST_TEST(d.irqs.empty());
 	BOOST_TEST(d.duration.count() == 0);
 	BOOST_TEST(d.unit == "us");
+	BOOST_TEST(!d.threshold.has_value());
+	BOOST_TEST(!d.keep_going);
 }
 
 BOOST_AUTO_TEST_CASE(enable_disable_list_counters)
@@ -158,7 +168,9 @@ BOOST_AUTO_TEST_CASE(more_usage_errors)
 		{"counters", "--device", "a/b"},
 		{"irq", "-d", "x"},             {"irq", "--json", "--csv"},   {"irq", "--irq"},
 		{"irq", "-e", "batch"},         {"irq", "--device", "x"},     {"irq", "--irq", ""},
-		{"irq", "--irq", "a b"},
+		{"irq", "--irq", "a b"},         {"irq", "-T", "0"},           {"irq", "-T", "1x"},
+		{"irq", "--on-threshold", "continue"}, {"irq", "-T", "1ms", "--on-threshold", "later"},
+		{"irq", "-t", "/tmp/x"},
 	};
 	for (const auto &args : bad) {
 		Cli cli;

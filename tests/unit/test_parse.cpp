@@ -13,6 +13,8 @@ BOOST_AUTO_TEST_CASE(durations)
 	BOOST_TEST(kprof::parse_duration("250ms").count() == 250000000LL);
 	BOOST_TEST(kprof::parse_duration("2m").count() == 120000000000LL);
 	BOOST_TEST(kprof::parse_duration("1h").count() == 3600000000000LL);
+	BOOST_TEST(kprof::parse_duration("200us").count() == 200000LL);
+	BOOST_TEST(kprof::parse_duration("1500ns").count() == 1500LL);
 	for (const char *bad : {"", "0", "0s", "s", "ms", "-1s", "1.5s", "3x", "3 s", "1d", "99999999999999h"})
 		BOOST_CHECK_THROW(kprof::parse_duration(bad), std::invalid_argument);
 }

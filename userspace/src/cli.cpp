@@ -44,7 +44,7 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 	app_.require_subcommand(0, 1);
 	app_.add_flag("-V,--version", version_, "print kprofctl's version and exit");
 	app_.footer("kprofctl needs root, tracefs and (for most commands) kprof.ko loaded.\n"
-		    "Exit status: 0 ok, 1 runtime error, 2 usage error.\n"
+		    "Exit status: 0 ok, 1 runtime error, 2 usage error (or, for irq -T, a threshold hit).\n"
 		    "Run 'kprofctl COMMAND --help' for a command's options.");
 
 	status_cmd_ = app_.add_subcommand("status", "show kprof.ko, its devices, which instances trace kprof events, buffer sizes");
@@ -93,6 +93,14 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 			},
 			"N|NAME"));
 	add_collect_options(irq_cmd_, irq_, irq_raw_);
+	auto *thr = irq_cmd_->add_option("-T,--threshold", threshold_,
+					 "analyse every entry_to_running above this (e.g. 200us, 1ms): what ran "
+					 "between the hard IRQ and the thread; exit status 2 if any");
+	irq_cmd_->add_option("--on-threshold", on_threshold_, "stop (default) or continue after the first hit")
+		->check(CLI::IsMember({"stop", "continue"}))
+		->needs(thr);
+	irq_cmd_->add_option("-t,--trace", irq_.trace_file, "write the irq and sched events around each hit to FILE")
+		->needs(thr);
 	irq_cmd_->footer(
 		"kprof.ko attaches to the kernel's irq and sched tracepoints while this runs, and measures for\n"
 		"each IRQ action: the hard handler's duration (handler); for a threaded IRQ whose handler woke\n"
@@ -101,7 +109,11 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 		"parameter, or when the driver used request_threaded_irq(). Wake requests that found the\n"
 		"thread already woken or running are counted per IRQ (COALESCED, UNSWITCHED), never measured.\n"
 		"Losses are accounted as in 'latency': the ring buffer's figures and, per CPU, the events read\n"
-		"against those kprof.ko emitted (kprof/girq_emitted in debugfs).");
+		"against those kprof.ko emitted (kprof/girq_emitted in debugfs).\n"
+		"With -T, the irq and sched events are collected too (more events, a bigger buffer may be\n"
+		"needed), and each hit is analysed after the report, like rtla timerlat --aa: the hard IRQs,\n"
+		"softirqs and tasks on the IRQ's CPU and the thread's CPU in between, whether the thread was\n"
+		"woken and waiting or not woken yet, and the largest culprit. Exit status 2 if any hit.");
 	counters_cmd_ = app_.add_subcommand("counters", "show kprof's per-device counters from debugfs");
 	counters_cmd_->add_flag("--json", counters_.json, "print JSON");
 	counters_cmd_->add_flag("--reset", counters_.reset, "zero the counters and histograms after showing them");
@@ -159,6 +171,13 @@ Command Cli::parse(const std::vector<std::string> &args)
 	}
 	if (irq_cmd_->parsed()) {
 		finish_collect(irq_, irq_raw_);
+		try {
+			if (!threshold_.empty())
+				irq_.threshold = parse_duration(threshold_);
+		} catch (const std::invalid_argument &e) {
+			throw CLI::ValidationError(e.what());
+		}
+		irq_.keep_going = on_threshold_ == "continue";
 		return irq_;
 	}
 	throw NoCommand();

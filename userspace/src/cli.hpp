@@ -61,6 +61,9 @@ struct LatencyOptions : CollectOptions {
 
 struct IrqOptions : CollectOptions {
 	std::vector<std::string> irqs;		// --irq N|NAME; empty: every IRQ
+	std::optional<std::chrono::nanoseconds> threshold;	// -T: analyse entry_to_running above it
+	bool keep_going = false;		// --on-threshold continue (default: stop)
+	std::optional<std::string> trace_file;	// -t FILE: the events around each hit
 };
 
 struct CountersOptions {
@@ -105,6 +108,7 @@ private:
 	IrqOptions irq_;
 	CountersOptions counters_;
 	RawCollect latency_raw_, irq_raw_;
+	std::string threshold_, on_threshold_ = "stop";
 	CLI::App *status_cmd_, *list_cmd_, *enable_cmd_, *disable_cmd_, *latency_cmd_, *counters_cmd_, *irq_cmd_;
 };
 

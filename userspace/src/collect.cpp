@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "sys.hpp"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -57,9 +58,12 @@ Plan base_plan(Source source, const CollectOptions &opts)
 	return plan;
 }
 
-Session::Session(const Plan &plan, const CollectOptions &opts)
-	: plan_(plan), tep_(tep_from_tracefs(plan.tdir)), decoder_(tep_.get()), inst_(opts.instance, Instance::Mode::Session)
+Session::Session(const Plan &plan, const CollectOptions &opts, Watcher *watcher)
+	: plan_(plan), tep_(tep_from_tracefs(plan.tdir, plan.context)), decoder_(tep_.get()),
+	  inst_(opts.instance, Instance::Mode::Session), watcher_(watcher)
 {
+	if (watcher_)
+		decoder_.on_other([w = watcher_](const OtherRecord &r) { w->other(r); });
 	if (!inst_.recovered().empty())
 		std::cerr << "kprofctl: " << inst_.recovered() << '\n';
 	inst_.refuse_unread();
@@ -69,6 +73,9 @@ Session::Session(const Plan &plan, const CollectOptions &opts)
 	if (plan.some_cpus)
 		inst_.set("tracing_cpumask", cpumask_hex(plan.cpus));
 	inst_.set("trace", "", false);	// start from an empty buffer
+	// Context events are set against the kprof deltas (ktime_get_ns()).
+	if (!plan.context.empty())
+		inst_.set("trace_clock", "mono");
 	for (int c : plan.cpus)
 		readers_.push_back(std::make_unique<CpuReader>(inst_, c));
 	samples_.reserve(4096);
@@ -92,6 +99,8 @@ std::optional<DeviceCounters> Session::read_counters() const
 // events along (and attach the IRQ tracker for nothing).
 void Session::switch_events(const char *on)
 {
+	for (const auto &n : plan_.context)
+		inst_.set("events/" + n + "/enable", on);
 	for (const auto &n : plan_.events)
 		inst_.set("events/kprof/" + n + "/enable", on);
 }
@@ -133,8 +142,12 @@ void Session::consume(size_t i, const void *page, Aggregator &agg, Collected &c)
 	c.invalid += r.invalid;
 	c.other += r.other;
 	c.events += r.events;
-	for (const auto &s : samples_)
-		agg.add(s, decoder_.device_name(s.dev), plan_.span_names);
+	for (const auto &s : samples_) {
+		const std::string &name = decoder_.device_name(s.dev);
+		agg.add(s, name, plan_.span_names);
+		if (watcher_)
+			watcher_->sample(s, name);
+	}
 }
 
 void Session::drain(bool flush, Aggregator &agg, Collected &c)
@@ -146,7 +159,8 @@ void Session::drain(bool flush, Aggregator &agg, Collected &c)
 			if (!page)
 				break;
 			consume(i, page, agg, c);
-		}
+		}	if (watcher_)
+		watcher_->pass_done();
 }
 
 void Session::progress(Clock::duration elapsed, const Collected &c) const
@@ -178,11 +192,16 @@ Collected Session::collect(const CollectOptions &opts, Aggregator &agg)
 	c.e0 = read_emitted();
 	if (c.e0)
 		agg.window_open(*c.e0);
+	if (watcher_) {
+		timespec now{};
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		watcher_->window_open(uint64_t(now.tv_sec) * 1000000000ULL + uint64_t(now.tv_nsec));
+	}
 
 	const bool tty = isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
 	const auto start = Clock::now();
 	auto last_progress = start;
-	while (!g_stop) {
+	while (!g_stop && !(watcher_ && watcher_->stop())) {
 		const auto now = Clock::now();
 		if (opts.duration.count() && now - start >= opts.duration)
 			break;

@@ -24,6 +24,7 @@ namespace kprof {
 
 struct Plan {
 	Source source = Source::Device;		// whose events
+	std::vector<std::string> context;	// other events to collect ("sched/sched_switch")
 	std::string tdir;
 	std::set<std::string> events;		// tracepoint names
 	std::set<EventKind> kinds;		// the same, as kinds
@@ -48,11 +49,29 @@ struct Collected {
 	std::string note;			// something the report should say
 };
 
+// Sees a collection's records besides the aggregator (the threshold
+// analysis) and may end it early.
+class Watcher {
+public:
+	virtual ~Watcher() = default;
+	virtual void sample(const Sample &s, const std::string &name) = 0;
+	// A record of a Plan::context event; valid during the call only.
+	virtual void other(const OtherRecord &r) = 0;
+	// Every CPU has been drained once more.
+	virtual void pass_done() = 0;
+	// The collection window opened (the tracker attached, the events on)
+	// at this CLOCK_MONOTONIC time; what happened before is setup.
+	virtual void window_open(uint64_t mono_ns) = 0;
+	virtual bool stop() const = 0;
+};
+
 // The instance set up for one collection, its readers and the decoder.
 class Session {
 public:
-	Session(const Plan &plan, const CollectOptions &opts);
+	// @watcher, if any, must outlive the session.
+	Session(const Plan &plan, const CollectOptions &opts, Watcher *watcher = nullptr);
 	Collected collect(const CollectOptions &opts, Aggregator &agg);
+	tep_handle *tep() const { return tep_.get(); }
 
 private:
 	std::optional<Aggregator::Emitted> read_emitted() const;
@@ -69,6 +88,7 @@ private:
 	Instance inst_;
 	std::vector<std::unique_ptr<CpuReader>> readers_;
 	std::vector<Sample> samples_;
+	Watcher *watcher_;
 };
 
 // The ring-buffer and seq-window accounting every report shares; @device

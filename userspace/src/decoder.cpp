@@ -15,17 +15,7 @@ namespace {
 
 uint64_t load(const uint8_t *p, int size)
 {
-	if (size == 8) {
-		uint64_t v;
-		std::memcpy(&v, p, 8);
-		return v;
-	}
-	if (size == 4) {
-		uint32_t v;
-		std::memcpy(&v, p, 4);
-		return v;
-	}
-	return 0;
+	return load_field(p, size);
 }
 
 constexpr uint64_t kMissedEvents = 1ULL << 31;
@@ -83,7 +73,9 @@ TepPtr tep_from_files(const std::filesystem::path &header_page, const std::vecto
 		throw std::runtime_error("cannot parse " + header_page.string());
 	for (const auto &f : formats) {
 		std::string fmt = slurp(f);
-		if (tep_parse_event(tep.get(), fmt.data(), fmt.size(), "kprof"))
+		// events/<system>/<event>/format, or a capture's formats/<event> (kprof)
+		const std::string sys = f.filename() == "format" ? f.parent_path().parent_path().filename().string() : "kprof";
+		if (tep_parse_event(tep.get(), fmt.data(), fmt.size(), sys.c_str()))
 			throw std::runtime_error("cannot parse the format " + f.string());
 	}
 	return tep;
@@ -97,9 +89,11 @@ TepPtr tep_from_capture(const std::filesystem::path &dir)
 	return tep_from_files(dir / "header_page", formats, 8, 4096, TEP_LITTLE_ENDIAN);
 }
 
-TepPtr tep_from_tracefs(const std::filesystem::path &tdir)
+TepPtr tep_from_tracefs(const std::filesystem::path &tdir, const std::vector<std::string> &extra)
 {
 	std::vector<std::filesystem::path> formats;
+	for (const auto &e : extra)
+		formats.push_back(tdir / "events" / e / "format");
 	std::error_code ec;
 	for (const auto &e : std::filesystem::directory_iterator(tdir / "events" / "kprof", ec))
 		if (std::filesystem::exists(e.path() / "format"))
@@ -227,6 +221,8 @@ void Decoder::decode_record(const uint8_t *p, int esize, uint64_t ts, int cpu, P
 	const int id = esize >= 2 ? tep_data_type(tep_, &rec) : -1;
 	if (id < 0 || size_t(id) >= by_id_.size() || !by_id_[id].known) {
 		r.other++;
+		if (other_ && id >= 0)
+			other_({id, p, esize, ts, cpu});
 		return;
 	}
 	const Layout &l = by_id_[id];

@@ -9,6 +9,8 @@
 #include "tep.hpp"
 
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +23,16 @@ namespace kprof {
 inline const char *event_name(EventKind k)
 {
 	return spec(k).event;
+}
+
+// An unsigned field of @size bytes (1, 2, 4 or 8; else 0) at @p, in the
+// host's byte order (the kernel's: records are read where they were made).
+inline uint64_t load_field(const uint8_t *p, int size)
+{
+	uint64_t v = 0;
+	if (size == 1 || size == 2 || size == 4 || size == 8)
+		std::memcpy(reinterpret_cast<uint8_t *>(&v), p, size_t(size));
+	return v;
 }
 
 struct Sample {
@@ -58,6 +70,15 @@ struct PageHeader {
 // @commit_size bytes; nullopt if the header or its length does not fit.
 std::optional<PageHeader> parse_page_header(const void *page, size_t size, size_t commit_size);
 
+// A record of an event that is not kprof's, as it lies in the page.
+struct OtherRecord {
+	int id;			// the event's id (tep)
+	const uint8_t *data;
+	int size;
+	uint64_t ts;
+	int cpu;
+};
+
 class Decoder {
 public:
 	// Looks up every kprof event known to @tep and their fields. Throws
@@ -73,6 +94,9 @@ public:
 	size_t device_count() const { return devices_.size(); }
 	// The kinds whose events the tep handle knows.
 	bool knows(EventKind k) const;
+	// Hand every record of another event system to @fn (the threshold
+	// analysis' context), valid during the call only.
+	void on_other(std::function<void(const OtherRecord &)> fn) { other_ = std::move(fn); }
 
 private:
 	struct Layout {
@@ -97,6 +121,7 @@ private:
 	std::vector<std::string> devices_;
 	std::map<std::string, uint32_t, std::less<>> device_ids_;
 	KbufferPtr kbuf_;
+	std::function<void(const OtherRecord &)> other_;
 };
 
 }  // namespace kprof

@@ -23,7 +23,8 @@ std::chrono::nanoseconds parse_duration(const std::string &s)
 {
 	using namespace std::chrono;
 	static const std::pair<const char *, uint64_t> units[] = {
-		{"ms", 1000000ULL}, {"s", 1000000000ULL}, {"m", 60000000000ULL}, {"h", 3600000000000ULL},
+		{"ns", 1ULL}, {"us", 1000ULL}, {"ms", 1000000ULL}, {"s", 1000000000ULL}, {"m", 60000000000ULL},
+		{"h", 3600000000000ULL},
 	};
 	std::string_view num = s;
 	uint64_t mult = 1000000000ULL;
@@ -38,7 +39,7 @@ std::chrono::nanoseconds parse_duration(const std::string &s)
 	}
 	uint64_t v;
 	if (!parse_u64(num, v) || v == 0)
-		throw std::invalid_argument("bad duration '" + s + "': want a positive number with s, ms, m or h (e.g. 5s)");
+		throw std::invalid_argument("bad duration '" + s + "': want a positive number with ns, us, ms, s, m or h (e.g. 5s)");
 	if (v > UINT64_MAX / mult / 2)
 		throw std::invalid_argument("duration '" + s + "' is too long");
 	return nanoseconds(int64_t(v * mult));

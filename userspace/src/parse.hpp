@@ -10,7 +10,7 @@
 
 namespace kprof {
 
-// "3s", "500ms", "2m", "1h", or a bare number of seconds. Must be > 0.
+// "3s", "500ms", "200us", "2m", "1h", or a bare number of seconds. Must be > 0.
 std::chrono::nanoseconds parse_duration(const std::string &s);
 
 // "0-3,6,8-9": sorted, unique CPU numbers, each < ncpus (if ncpus > 0).

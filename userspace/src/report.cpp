@@ -284,6 +284,8 @@ nlohmann::json render_json(const Report &r)
 	};
 	if (!r.irqs.empty())
 		out["irqs"] = irqs;
+	if (!r.threshold.is_null())
+		out["threshold"] = r.threshold;
 	return out;
 }
 

@@ -83,6 +83,7 @@ struct Report {
 	std::string check_note;		// why it does not, if it does not
 	std::vector<CrossCheck> checks;
 	std::vector<IrqRow> irqs;	// kprofctl irq: per IRQ action
+	nlohmann::json threshold;	// kprofctl irq -T: the analyses (JSON); null without
 
 	uint64_t buffer_lost() const;	// Σ CpuLoss::lost()
 	uint64_t not_read() const;	// Σ CrossCheck::not_read() + gaps outside windows

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace kprof {
@@ -30,8 +31,9 @@ TepPtr tep_from_files(const std::filesystem::path &header_page, const std::vecto
 TepPtr tep_from_capture(const std::filesystem::path &dir);
 
 // The same from a live tracefs at tdir, for the running kernel: only the
-// kprof formats, not libtracefs's tracefs_local_events_system(), which
-// also parses all of /proc/kallsyms (3 s per start on an arm64 TCG guest).
-TepPtr tep_from_tracefs(const std::filesystem::path &tdir);
+// kprof formats and @extra ("sched/sched_switch"), not libtracefs's
+// tracefs_local_events_system(), which also parses all of /proc/kallsyms
+// (3 s per start on an arm64 TCG guest).
+TepPtr tep_from_tracefs(const std::filesystem::path &tdir, const std::vector<std::string> &extra = {});
 
 }  // namespace kprof
