@@ -5,6 +5,7 @@
 #define BOOST_TEST_MODULE kprof_decoder
 #include <boost/test/unit_test.hpp>
 
+#include "context.hpp"
 #include "decoder.hpp"
 #include "report.hpp"
 #include "tep.hpp"
@@ -12,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <cstring>
+#include <algorithm>
+#include <array>
 #include <map>
 #include <random>
 #include <sstream>
@@ -390,6 +393,147 @@ BOOST_AUTO_TEST_CASE(tep_from_a_tracefs_tree)
 			BOOST_TEST(got.totals.events == want.events);
 			BOOST_TEST(got.totals.sum == want.sum);
 			BOOST_TEST(got.invalid == 0u);
+		}
+	}
+}
+
+namespace {
+
+// kprof_girq_* in a text trace: "event irq name" -> count, sum of the
+// latency field, sum of the extra field.
+Totals girq_from_text(const fs::path &file)
+{
+	static const std::map<std::string, std::pair<const char *, const char *>> fields = {
+		{"kprof_girq_handler", {"duration_ns", "ret"}},
+		{"kprof_girq_wake", {"delta_ns", "coalesced"}},
+		{"kprof_girq_thread", {"delta_ns", "coalesced"}},
+	};
+	Totals t;
+	std::ifstream in(file);
+	BOOST_REQUIRE(in);
+	for (std::string line; std::getline(in, line);)
+		for (const auto &[ev, f] : fields) {
+			const auto at = line.find(" " + ev + ": ");
+			if (at == std::string::npos)
+				continue;
+			// " irq=" is the first field: make field() find it.
+			const std::string rest = line.substr(at + ev.size() + 2);
+			const std::string key = ev + " " + field(rest, "irq") + " " + field(rest, "name");
+			t.count[key]++;
+			t.sum[key] += std::stoull(field(rest, f.first));
+			t.aux[key] += std::stoull(field(rest, f.second));
+			t.events++;
+		}
+	return t;
+}
+
+// The context events in a text trace, each as "event a b name": the values
+// the decoder puts in CtxEvent (sorted, to compare with the decoder's,
+// which reads CPU by CPU).
+std::vector<std::string> context_from_text(const fs::path &file)
+{
+	// event -> the text fields for a, b and name_a (nullptr: none)
+	static const std::map<std::string, std::array<const char *, 3>> fields = {
+		{"irq_handler_entry", {"irq", nullptr, "name"}},
+		{"irq_handler_exit", {"irq", "ret", nullptr}},
+		{"softirq_entry", {"vec", nullptr, nullptr}},
+		{"softirq_exit", {"vec", nullptr, nullptr}},
+		{"sched_switch", {"prev_pid", "next_pid", "prev_comm"}},
+		{"sched_waking", {"pid", "target_cpu", "comm"}},
+	};
+	std::vector<std::string> out;
+	std::ifstream in(file);
+	for (std::string line; std::getline(in, line);)
+		for (const auto &[ev, f] : fields) {
+			const auto at = line.find(" " + ev + ": ");
+			if (at == std::string::npos)
+				continue;
+			const std::string rest = line.substr(at + ev.size() + 1);
+			// irq_handler_exit prints its ret as "handled" (any non-zero) or "unhandled".
+			auto num = [&](const char *n) -> std::string {
+				if (!n)
+					return "0";
+				const std::string v = field(rest, n);
+				return v == "handled" ? "1" : v == "unhandled" ? "0" : std::to_string(std::stol(v));
+			};
+			out.push_back(ev + " " + num(f[0]) + " " + num(f[1]) + " " + (f[2] ? field(rest, f[2]) : ""));
+		}
+	std::sort(out.begin(), out.end());
+	return out;
+}
+
+std::string ctx_line(const CtxEvent &e)
+{
+	static const char *const names[] = {"irq_handler_entry", "irq_handler_exit", "softirq_entry",
+					    "softirq_exit",      "sched_switch",     "sched_waking"};
+	const bool named = e.kind == CtxEvent::IrqEntry || e.kind == CtxEvent::Switch || e.kind == CtxEvent::Waking;
+	const int b = e.kind == CtxEvent::IrqExit ? e.b != 0 : e.b;	// as the text prints it
+	return std::string(names[e.kind]) + " " + std::to_string(e.a) + " " + std::to_string(b) + " " +
+	       (named ? e.name_a : "");
+}
+
+}  // namespace
+
+// The IRQ tracker's events and the kernel's irq and sched events, captured
+// together (as kprofctl irq -T collects them): the decoder and the context
+// decoder find exactly what the kernel's text shows, with the same values.
+BOOST_AUTO_TEST_CASE(tracker_capture_matches_kernel_text)
+{
+	for (const auto &dir : captures()) {
+		BOOST_TEST_CONTEXT(dir.filename().string())
+		{
+			std::vector<fs::path> formats;
+			for (const auto &e : fs::directory_iterator(dir / "formats"))
+				formats.push_back(e.path());
+			for (const auto &ev : context_events())
+				formats.push_back(dir / "events" / ev / "format");
+			auto tep = tep_from_files(dir / "header_page", formats, 8, 4096, TEP_LITTLE_ENDIAN);
+			Decoder d(tep.get());
+			ContextDecoder ctx(tep.get());
+			std::vector<std::string> got_ctx;
+			uint64_t undecoded = 0, switches = 0;
+			d.on_other([&](const OtherRecord &r) {
+				const auto e = ctx.decode(r);
+				if (!e) {
+					undecoded++;
+					return;
+				}
+				got_ctx.push_back(ctx_line(*e));
+				switches += e->kind == CtxEvent::Switch;
+				BOOST_TEST_REQUIRE(e->cpu == r.cpu);
+			});
+			Totals got;
+			for (int cpu = 0; cpu < 2; cpu++) {
+				std::ifstream in(dir / ("tracker.cpu" + std::to_string(cpu) + ".raw"), std::ios::binary);
+				BOOST_REQUIRE(in);
+				std::vector<char> page(4096);
+				std::vector<Sample> out;
+				while (in.read(page.data(), page.size())) {
+					const auto pr = d.decode_page(page.data(), page.size(), cpu, out);
+					BOOST_TEST_REQUIRE(pr.missed == 0);
+					BOOST_TEST_REQUIRE(pr.invalid == 0u);
+				}
+				for (const auto &s : out) {
+					BOOST_TEST_REQUIRE((source_of(s.kind) == Source::Tracker));
+					const std::string key = std::string(event_name(s.kind)) + " " + std::to_string(s.irq) + " " +
+								d.device_name(s.dev);
+					got.count[key]++;
+					got.sum[key] += s.value_ns;
+					got.aux[key] += s.aux;
+					got.events++;
+				}
+			}
+			const Totals want = girq_from_text(dir / "tracker.txt");
+			BOOST_TEST(want.events > 500u);
+			BOOST_TEST(got.count == want.count);
+			BOOST_TEST(got.sum == want.sum);
+			BOOST_TEST(got.aux == want.aux);
+			BOOST_TEST(undecoded == 0u);
+			const auto want_ctx = context_from_text(dir / "tracker.txt");
+			std::sort(got_ctx.begin(), got_ctx.end());
+			BOOST_TEST(switches > 100u);
+			BOOST_TEST(got_ctx.size() == want_ctx.size());
+			BOOST_TEST((got_ctx == want_ctx));
 		}
 	}
 }
