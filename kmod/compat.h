@@ -7,6 +7,7 @@
 #define _KPROF_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/irq.h>
 #include <linux/sched.h>
 #include <linux/version.h>
 
@@ -35,6 +36,17 @@ static inline void kprof_hrtimer_setup(struct hrtimer *timer,
 #define kprof_trace_array_get(name)	trace_array_get_by_name(name, NULL)
 #else
 #define kprof_trace_array_get(name)	trace_array_get_by_name(name)
+#endif
+
+/*
+ * 6.13 removed IRQ_MOVE_PCNTXT: an IRQ's affinity now changes in process
+ * context unless its chip defers it. Before, x86 deferred it to the next
+ * interrupt's ack, which a chip without an ack path never reaches.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#define kprof_irq_move_in_process_context(irq)	irq_set_status_flags(irq, IRQ_MOVE_PCNTXT)
+#else
+#define kprof_irq_move_in_process_context(irq)	do { } while (0)
 #endif
 
 /* 5.18 added prev_state to sched_switch's prototype. */

@@ -539,9 +539,45 @@ static const struct file_operations knob_fops = {
 	.llseek = default_llseek,
 };
 
+/*
+ * The IRQ chip: nothing to mask or acknowledge (the "device" is a timer),
+ * like the kernel's dummy_irq_chip, but with an affinity, so that
+ * /proc/irq/N/smp_affinity works and the IRQ thread follows it, as on a
+ * NIC whose queue IRQs are steered to CPUs.
+ */
+static void pktproc_chip_noop(struct irq_data *d)
+{
+}
+
+static unsigned int pktproc_chip_startup(struct irq_data *d)
+{
+	return 0;
+}
+
+static int pktproc_chip_set_affinity(struct irq_data *d, const struct cpumask *mask,
+				     bool force)
+{
+	irq_data_update_effective_affinity(d, mask);
+	return IRQ_SET_MASK_OK;
+}
+
+static struct irq_chip pktproc_chip = {
+	.name = "pktproc",
+	.irq_startup = pktproc_chip_startup,
+	.irq_shutdown = pktproc_chip_noop,
+	.irq_enable = pktproc_chip_noop,
+	.irq_disable = pktproc_chip_noop,
+	.irq_ack = pktproc_chip_noop,
+	.irq_mask = pktproc_chip_noop,
+	.irq_unmask = pktproc_chip_noop,
+	.irq_set_affinity = pktproc_chip_set_affinity,
+	.flags = IRQCHIP_SKIP_SET_WAKE,
+};
+
 static int pktproc_map(struct irq_domain *d, unsigned int virq, irq_hw_number_t hw)
 {
-	irq_set_chip_and_handler(virq, &dummy_irq_chip, handle_simple_irq);
+	irq_set_chip_and_handler(virq, &pktproc_chip, handle_simple_irq);
+	kprof_irq_move_in_process_context(virq);
 	return 0;
 }
 
