@@ -63,7 +63,9 @@ done
 gmed=$(grep "^stat entry_to_running $irq/kprof_pktproc null " /tmp/i.txt | cut -d' ' -f8)
 imed=$(grep "^stat irq_thread_latency $D null " /tmp/l.txt | cut -d' ' -f8)
 echo "medians: tracker ${gmed} ns, pktproc's hooks ${imed} ns"
-[ $((imed - gmed)) -le 20000 ] && [ $((gmed - imed)) -le 2000 ] || fail "medians differ by more than allowed"
+# The tracker's ends come first (see girq_pktproc); TCG stretches the gap
+# (armhf under load: 28 us).
+[ $((imed - gmed)) -le 50000 ] && [ $((gmed - imed)) -le 2000 ] || fail "medians differ by more than allowed"
 
 # --irq by number: only that IRQ's rows; the text report has the per-IRQ
 # table; CSV names the IRQ.
