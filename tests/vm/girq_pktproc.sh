@@ -62,12 +62,16 @@ echo "IRQ $irq: $req wake requests; tracker: $runs runs measured, $coal coalesce
 # pktproc also counts the runs that needed no switch-in.
 [ "$runs" -le "$iruns" ] || fail "tracker measured $runs runs, pktproc ran its thread $iruns times"
 [ "$iruns" -le $((runs + unsw)) ] || fail "pktproc ran $iruns times; tracker runs $runs + unswitched $unsw"
-[ $((runs * 100)) -ge $((iruns * 80)) ] || fail "tracker measured fewer than 80 % of pktproc's runs"
+# How many runs need no switch-in depends on load (arm64 in CI: 21 %).
+[ $((runs * 100)) -ge $((iruns * 50)) ] || fail "tracker measured fewer than half of pktproc's runs"
 
 # The kernel's own books balance.
 g() { sed -n "s/^$1: //p" $G; }
 expect_eq "wake_requests = woken + coalesced + running_requests" "$(g wake_requests)" "$(($(g woken) + $(g coalesced) + $(g running_requests)))"
 expect_eq "woken + coalesced = run_requests + on_cpu + dropped" "$(($(g woken) + $(g coalesced)))" "$(($(g run_requests) + $(g on_cpu_requests) + $(g dropped_requests)))"
+# Every thread woken was seen switching in (or found on its CPU): no slot
+# overflowed, none was pending when the probes came off.
+expect_eq "dropped_requests" "$(g dropped_requests)" 0
 
 # Same run, same IRQ: the generic delta (irq_handler_entry -> sched_switch)
 # starts before the instrumented one (kprof_irq_enter() in the handler)
