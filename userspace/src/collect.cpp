@@ -255,12 +255,16 @@ void account_loss(const Plan &plan, const Collected &c, const Aggregator &agg, c
 		rep.check_note = "kprof's debugfs is not available: checked by seq gaps between the events read only";
 }
 
-void add_rows(const Aggregator &agg, bool per_cpu, Report &rep)
+void fill_rows(const CollectOptions &opts, const Aggregator &agg, Report &rep)
 {
+	rep.unit = opts.unit;
+	rep.divisor = opts.divisor;
+	rep.show_hist = opts.hist;
+	rep.per_cpu = opts.per_cpu;
 	for (const auto &[key, h] : agg.totals()) {
 		const auto &[label, device, irq] = key;
 		rep.rows.push_back({label, device, -1, &h, irq});
-		if (!per_cpu)
+		if (!opts.per_cpu)
 			continue;
 		for (const auto &[ck, ch] : agg.per_cpu())
 			if (std::get<0>(ck) == label && std::get<1>(ck) == device && std::get<2>(ck) == irq)

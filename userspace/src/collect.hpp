@@ -100,7 +100,8 @@ void account_loss(const Plan &plan, const Collected &c, const Aggregator &agg, c
 // JSON and CSV.
 void render(const CollectOptions &opts, const Report &rep);
 
-// The rows of @agg's histograms, each total followed by its CPUs.
-void add_rows(const Aggregator &agg, bool per_cpu, Report &rep);
+// The report's presentation from @opts (unit, histograms, per CPU) and
+// its rows: @agg's histograms, each total followed by its CPUs.
+void fill_rows(const CollectOptions &opts, const Aggregator &agg, Report &rep);
 
 }  // namespace kprof

@@ -152,11 +152,7 @@ int run_irq(const IrqOptions &opts)
 	account_loss(plan, c, agg, std::nullopt, rep);
 	if (!c.note.empty())
 		rep.check_note += (rep.check_note.empty() ? "" : "; ") + c.note;
-	rep.unit = opts.unit;
-	rep.divisor = opts.divisor;
-	rep.show_hist = opts.hist;
-	rep.per_cpu = opts.per_cpu;
-	add_rows(agg, opts.per_cpu, rep);
+	fill_rows(opts, agg, rep);
 	rep.irqs = irq_rows(agg);
 	std::vector<Analysis> analyses;
 	if (watcher) {

@@ -68,11 +68,7 @@ int run_latency(const LatencyOptions &opts)
 	rep.counters = c.counters0 && c.counters1;
 	if (rep.counters)
 		rep.unpaired = counter_moved(*c.counters0, *c.counters1, "unpaired_runs", opts.device);
-	rep.unit = opts.unit;
-	rep.divisor = opts.divisor;
-	rep.show_hist = opts.hist;
-	rep.per_cpu = opts.per_cpu;
-	add_rows(agg, opts.per_cpu, rep);
+	fill_rows(opts, agg, rep);
 	render(opts, rep);
 	return 0;
 }

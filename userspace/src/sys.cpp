@@ -163,15 +163,6 @@ std::map<std::string, std::vector<std::string>> read_span_names(const std::strin
 	return out;
 }
 
-int kprof_event_count(const std::string &tracing_dir)
-{
-	int n = 0;
-	std::error_code ec;
-	for (const auto &e : fs::directory_iterator(tracing_dir + "/events/kprof", ec))
-		n += e.is_directory();
-	return n;
-}
-
 std::vector<int> trace_cpus(const std::string &instance_dir)
 {
 	std::vector<int> cpus;

@@ -48,8 +48,6 @@ std::optional<std::string> read_file(const std::string &path);
 // Write @value; on failure throw with the kernel's errno text.
 void write_file(const std::string &path, const std::string &value);
 
-// How many events the kprof system offers in @tracing_dir.
-int kprof_event_count(const std::string &tracing_dir);
 
 // CPUs with a per-CPU buffer in this tracefs (per_cpu/cpuN), sorted.
 std::vector<int> trace_cpus(const std::string &instance_dir);
