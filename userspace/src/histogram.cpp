@@ -2,23 +2,10 @@
 #include "histogram.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <stdexcept>
 
 namespace kprof {
-
-Histogram::Histogram() : counts_(kBuckets, 0) {}
-
-size_t Histogram::index_of(uint64_t v)
-{
-	if (v < 2 * kSubBuckets)
-		return v;
-	const unsigned e = std::bit_width(v) - 1;	// >= kSubBucketBits + 1
-	const unsigned shift = e - kSubBucketBits;
-	const uint64_t sub = (v >> shift) - kSubBuckets;
-	return 2 * kSubBuckets + (e - kSubBucketBits - 1) * kSubBuckets + sub;
-}
 
 uint64_t Histogram::lowest_of(size_t index)
 {
@@ -36,9 +23,23 @@ uint64_t Histogram::width_of(size_t index)
 	return 1ULL << ((index - 2 * kSubBuckets) / kSubBuckets + 1);
 }
 
+uint64_t &Histogram::slot(size_t index)
+{
+	auto &g = groups_[index / kSubBuckets];
+	if (g.empty())
+		g.assign(kSubBuckets, 0);
+	return g[index % kSubBuckets];
+}
+
+uint64_t Histogram::bucket(size_t index) const
+{
+	const auto &g = groups_.at(index / kSubBuckets);
+	return g.empty() ? 0 : g[index % kSubBuckets];
+}
+
 void Histogram::record(uint64_t v)
 {
-	counts_[index_of(v)]++;
+	slot(index_of(v))++;
 	if (!count_ || v < min_)
 		min_ = v;
 	if (v > max_)
@@ -50,12 +51,37 @@ void Histogram::record(uint64_t v)
 	m2_ += d * (double(v) - mean_);
 }
 
+void Histogram::add_bucket(size_t index, uint64_t n)
+{
+	if (index >= kBuckets)
+		throw std::out_of_range("histogram bucket " + std::to_string(index) + " does not exist");
+	if (n)
+		slot(index) += n;
+}
+
+void Histogram::finish(uint64_t count, uint64_t sum, uint64_t min, uint64_t max)
+{
+	count_ = count;
+	min_ = min;
+	max_ = max;
+	mean_ = count ? double(sum) / double(count) : 0;
+	m2_ = 0;
+	for (size_t g = 0; g < kGroups; g++)
+		for (size_t i = 0; i < groups_[g].size(); i++)
+			if (groups_[g][i]) {
+				const double d = double(std::clamp(mid_of(g * kSubBuckets + i), min, max)) - mean_;
+				m2_ += double(groups_[g][i]) * d * d;
+			}
+}
+
 void Histogram::merge(const Histogram &o)
 {
 	if (!o.count_)
 		return;
-	for (size_t i = 0; i < kBuckets; i++)
-		counts_[i] += o.counts_[i];
+	for (size_t g = 0; g < kGroups; g++)
+		for (size_t i = 0; i < o.groups_[g].size(); i++)
+			if (o.groups_[g][i])
+				slot(g * kSubBuckets + i) += o.groups_[g][i];
 	if (!count_) {
 		count_ = o.count_;
 		min_ = o.min_;
@@ -94,13 +120,12 @@ uint64_t Histogram::percentile(double p) const
 	const uint64_t q = count_ / kMillion, r = count_ % kMillion;	// no overflow
 	const auto rank = std::max<uint64_t>(1, ppm * q + (ppm * r + kMillion - 1) / kMillion);
 	uint64_t seen = 0;
-	for (size_t i = 0; i < kBuckets; i++) {
-		seen += counts_[i];
-		if (seen >= rank) {
-			const uint64_t mid = lowest_of(i) + (width_of(i) - 1) / 2;
-			return std::clamp(mid, min_, max_);
+	for (size_t g = 0; g < kGroups; g++)
+		for (size_t i = 0; i < groups_[g].size(); i++) {
+			seen += groups_[g][i];
+			if (seen >= rank)
+				return std::clamp(mid_of(g * kSubBuckets + i), min_, max_);
 		}
-	}
 	return max_;
 }
 
@@ -116,7 +141,7 @@ std::vector<Histogram::Bin> Histogram::bins(size_t max_bins) const
 		const size_t end = std::min(last + 1, i + per);
 		Bin b{lowest_of(i), lowest_of(end - 1) + width_of(end - 1), 0};
 		for (size_t j = i; j < end; j++)
-			b.count += counts_[j];
+			b.count += bucket(j);
 		out.push_back(b);
 	}
 	return out;

@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 // A log-linear latency histogram in the style of HdrHistogram, plus exact
-// count/min/max and Welford mean/variance.
+// count/min/max and Welford mean/variance. The bucket layout is kprof.ko's
+// (include/kprof/hist.h), so that in-kernel histograms load bucket by
+// bucket.
 //
-// Values below 2 * kSubBuckets (256) have a bucket each and are exact.
-// Above, every power of two [2^e, 2^(e+1)) is cut into kSubBuckets (128)
-// equal buckets, so a bucket is at most 1/128 of the values in it wide.
+// Values below 2 * kSubBuckets (1024) have a bucket each and are exact.
+// Above, every power of two [2^e, 2^(e+1)) is cut into kSubBuckets (512)
+// equal buckets, so a bucket is at most 1/512 of the values in it wide.
 // A percentile is reported as its bucket's midpoint (clamped to the exact
-// min and max): the relative error is at most 1/256 (0.39 %), the bound
+// min and max): the relative error is at most 1/1024 (0.098 %), the bound
 // kRelativeError states and the unit tests hold it to.
 //
-// record() is O(1) with no allocation; memory is constant (7,424 counters,
-// 58 KiB); merge() adds histograms exactly (per-CPU into totals).
+// record() is O(1); the buckets of a power of two (4 KiB) are allocated
+// the first time a value lands in it, so memory is bounded (at most 224
+// KiB) and, for latencies spanning a few powers of two, a few dozen KiB.
+// merge() adds histograms exactly (per-CPU into totals).
 #pragma once
+
+#include <kprof/hist.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -21,15 +27,22 @@ namespace kprof {
 
 class Histogram {
 public:
-	static constexpr unsigned kSubBucketBits = 7;
-	static constexpr uint64_t kSubBuckets = 1ULL << kSubBucketBits;
-	static constexpr size_t kBuckets = 2 * kSubBuckets + (63 - kSubBucketBits) * kSubBuckets;
+	static constexpr unsigned kSubBucketBits = KPROF_HIST_SUB_BITS;
+	static constexpr uint64_t kSubBuckets = KPROF_HIST_SUB;
+	static constexpr size_t kBuckets = KPROF_HIST_ALL_BUCKETS;
 	static constexpr double kRelativeError = 1.0 / (2 * kSubBuckets);
-
-	Histogram();
 
 	void record(uint64_t v);
 	void merge(const Histogram &other);
+
+	// A histogram kept elsewhere (kprof.ko's aggregation): @n values in
+	// bucket @index each, with the exact count, sum, min and max.
+	// Buckets first, then finish(); the variance is then taken from the
+	// bucket midpoints around the exact mean: no value is further than
+	// kRelativeError * max() from its midpoint, so neither is stddev()
+	// from the true one.
+	void add_bucket(size_t index, uint64_t n);
+	void finish(uint64_t count, uint64_t sum, uint64_t min, uint64_t max);
 
 	uint64_t count() const { return count_; }
 	uint64_t min() const { return count_ ? min_ : 0; }
@@ -53,12 +66,21 @@ public:
 	// buckets, in value order (for text bars and JSON).
 	std::vector<Bin> bins(size_t max_bins) const;
 
-	static size_t index_of(uint64_t v);
+	// The count in bucket @index.
+	uint64_t bucket(size_t index) const;
+
+	static size_t index_of(uint64_t v) { return kprof_hist_index(v); }
 	static uint64_t lowest_of(size_t index);
 	static uint64_t width_of(size_t index);
+	// The value a bucket stands for: its midpoint.
+	static uint64_t mid_of(size_t index) { return lowest_of(index) + (width_of(index) - 1) / 2; }
 
 private:
-	std::vector<uint64_t> counts_;	// kBuckets, allocated once
+	static constexpr size_t kGroups = kBuckets / kSubBuckets;
+	uint64_t &slot(size_t index);
+
+	// kGroups groups of kSubBuckets buckets, each empty until used.
+	std::vector<std::vector<uint64_t>> groups_ = std::vector<std::vector<uint64_t>>(kGroups);
 	uint64_t count_ = 0;
 	uint64_t min_ = 0;
 	uint64_t max_ = 0;
