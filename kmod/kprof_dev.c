@@ -26,6 +26,17 @@
 static LIST_HEAD(kprof_devices);
 static DEFINE_MUTEX(kprof_dev_mutex);
 
+/*
+ * kprof/aggregate: 0 off (no histograms), 1 on (every device's histograms
+ * allocated, zeroed and recording; holds a reference on the key), 2 frozen
+ * (recording stopped, the histograms kept for reading). Written under
+ * agg_mutex and kprof_dev_mutex, read under either; agg_mutex is taken
+ * first, and the key's mutex never inside kprof_dev_mutex.
+ */
+enum { KPROF_AGG_OFF, KPROF_AGG_ON, KPROF_AGG_FROZEN };
+static DEFINE_MUTEX(agg_mutex);
+static unsigned int agg_state;
+
 /* TRACE_EVENT_FN callbacks: a listener on any kprof event holds the key. */
 int kprof_trace_reg(void)
 {
@@ -52,6 +63,22 @@ static void kprof_lat_add(struct kprof_lat *lat, u64 ns)
 	lat->count++;
 	lat->sum += ns;
 	lat->buckets[fls64(ns)]++;
+}
+
+static unsigned int nr_kinds(const struct kprof_dev *dev)
+{
+	return KPROF_K_SPAN0 + dev->nr_spans;
+}
+
+static void kprof_hist_add(struct kprof_hist *h, u64 ns)
+{
+	if (!h->count || ns < h->min)
+		h->min = ns;
+	if (ns > h->max)
+		h->max = ns;
+	h->count++;
+	h->sum += ns;
+	h->buckets[min_t(u32, kprof_hist_index(ns), KPROF_HIST_KERNEL_BUCKETS - 1)]++;
 }
 
 /*
@@ -84,6 +111,8 @@ static bool sample(struct kprof_dev *dev, enum kprof_kind kind, u64 start, u64 *
 	}
 	*ns = now - start;
 	kprof_lat_add(&pc->lat[kind], *ns);
+	if (dev->agg_on)
+		kprof_hist_add(&dev->agg[raw_smp_processor_id() * nr_kinds(dev) + kind], *ns);
 	return true;
 }
 
@@ -297,7 +326,7 @@ void kprof_dev_reset_stats(struct kprof_dev *dev)
 	raw_spin_unlock_irqrestore(&dev->lock, flags);
 }
 
-/* debugfs: kprof/<dev>/{counters,latency,emitted,spans,reset} */
+/* debugfs: kprof/<dev>/{counters,latency,emitted,spans,reset,hist} */
 
 #define COUNTER(f)	{ #f, offsetof(struct kprof_counters, f) }
 static const struct {
@@ -453,6 +482,218 @@ static int spans_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(spans);
 
+/*
+ * In-kernel aggregation: kprof/aggregate switches it, kprof/<dev>/hist
+ * reads it.
+ */
+
+static struct kprof_hist *agg_alloc(const struct kprof_dev *dev)
+{
+	return kvcalloc(array_size(nr_cpu_ids, nr_kinds(dev)),
+			sizeof(struct kprof_hist), GFP_KERNEL);
+}
+
+/* Install @h (or NULL) as @dev's histograms; returns the old ones. */
+static struct kprof_hist *agg_swap(struct kprof_dev *dev, struct kprof_hist *h, bool on)
+{
+	struct kprof_hist *old;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&dev->lock, flags);
+	old = dev->agg;
+	dev->agg = h;
+	dev->agg_on = on;
+	raw_spin_unlock_irqrestore(&dev->lock, flags);
+	return old;
+}
+
+/* Every device's histograms freed; kprof_dev_mutex held. */
+static void agg_free_all(void)
+{
+	struct kprof_dev *dev;
+
+	list_for_each_entry(dev, &kprof_devices, node)
+		kvfree(agg_swap(dev, NULL, false));
+}
+
+/*
+ * Fresh zeroed histograms for every device, recording; kprof_dev_mutex
+ * held. If one allocation fails every device is left without any.
+ */
+static int agg_start_all(void)
+{
+	struct kprof_dev *dev;
+	struct kprof_hist *h;
+
+	list_for_each_entry(dev, &kprof_devices, node) {
+		h = agg_alloc(dev);
+		if (!h) {
+			agg_free_all();
+			return -ENOMEM;
+		}
+		kvfree(agg_swap(dev, h, true));
+	}
+	return 0;
+}
+
+/* Recording stopped, the histograms kept; kprof_dev_mutex held. */
+static void agg_freeze_all(void)
+{
+	struct kprof_dev *dev;
+	unsigned long flags;
+
+	list_for_each_entry(dev, &kprof_devices, node) {
+		raw_spin_lock_irqsave(&dev->lock, flags);
+		dev->agg_on = false;
+		raw_spin_unlock_irqrestore(&dev->lock, flags);
+	}
+}
+
+/* Switch to @val; agg_mutex held. The key is taken or dropped outside kprof_dev_mutex. */
+static int agg_set(unsigned int val)
+{
+	bool was_on = agg_state == KPROF_AGG_ON;
+	int ret = 0;
+
+	if (was_on && val != KPROF_AGG_ON)
+		kprof_key_put();
+	mutex_lock(&kprof_dev_mutex);
+	if (val == KPROF_AGG_ON)
+		ret = agg_start_all();
+	else if (val == KPROF_AGG_FROZEN)
+		agg_freeze_all();
+	else
+		agg_free_all();
+	agg_state = ret ? KPROF_AGG_OFF : val;
+	mutex_unlock(&kprof_dev_mutex);
+	if (ret && was_on)
+		kprof_key_put();	/* a failed restart leaves it off */
+	else if (!ret && !was_on && val == KPROF_AGG_ON)
+		kprof_key_get();
+	return ret;
+}
+
+static ssize_t aggregate_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	unsigned int val;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 10, &val);
+	if (ret)
+		return ret;
+	if (val > KPROF_AGG_FROZEN)
+		return -EINVAL;
+	mutex_lock(&agg_mutex);
+	if (val == KPROF_AGG_FROZEN && agg_state == KPROF_AGG_OFF)
+		ret = -EINVAL;	/* nothing to freeze */
+	else
+		ret = agg_set(val);
+	mutex_unlock(&agg_mutex);
+	return ret ? ret : count;
+}
+
+static ssize_t aggregate_read(struct file *file, char __user *ubuf, size_t count,
+			      loff_t *ppos)
+{
+	char buf[3];
+	int len;
+
+	mutex_lock(&agg_mutex);
+	len = scnprintf(buf, sizeof(buf), "%u\n", agg_state);
+	mutex_unlock(&agg_mutex);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations aggregate_fops = {
+	.owner = THIS_MODULE,
+	.read = aggregate_read,
+	.write = aggregate_write,
+	.llseek = default_llseek,
+};
+
+void kprof_devs_init(struct dentry *root)
+{
+	debugfs_create_file(KPROF_FILE_AGGREGATE, 0600, root, NULL, &aggregate_fops);
+}
+
+/* Module exit: no device is left; drop aggregation's key reference. */
+void kprof_devs_exit(void)
+{
+	mutex_lock(&agg_mutex);
+	agg_set(KPROF_AGG_OFF);
+	mutex_unlock(&agg_mutex);
+}
+
+/*
+ * Copy @src under dev->lock a chunk at a time: no 64-bit count tears on a
+ * 32-bit CPU, and IRQs are never off for a whole histogram's copy. While
+ * aggregation is on the copy is a live one: a sample may land in a bucket
+ * already copied and count in the fields copied later, or the reverse.
+ */
+#define HIST_COPY_CHUNK	1024
+static void hist_copy(struct kprof_dev *dev, struct kprof_hist *dst,
+		      const struct kprof_hist *src)
+{
+	size_t off, n, size = sizeof(*src);
+	unsigned long flags;
+
+	for (off = 0; off < size; off += n) {
+		n = min_t(size_t, size - off, HIST_COPY_CHUNK);
+		raw_spin_lock_irqsave(&dev->lock, flags);
+		memcpy((char *)dst + off, (const char *)src + off, n);
+		raw_spin_unlock_irqrestore(&dev->lock, flags);
+	}
+}
+
+static void hist_print(struct seq_file *m, struct kprof_dev *dev, unsigned int kind,
+		       int cpu, const struct kprof_hist *h)
+{
+	u32 b;
+
+	if (kind < KPROF_K_SPAN0)
+		seq_printf(m, "%s", kind_names[kind]);
+	else
+		seq_printf(m, "span:%s", dev->span_names[kind - KPROF_K_SPAN0]);
+	seq_printf(m, " %d %llu %llu %llu %llu", cpu, h->count, h->sum, h->min, h->max);
+	for (b = 0; b < KPROF_HIST_KERNEL_BUCKETS; b++)
+		if (h->buckets[b])
+			seq_printf(m, " %u:%llu", b, h->buckets[b]);
+	seq_putc(m, '\n');
+}
+
+/*
+ * kprof/<dev>/hist: the layout, then a line per CPU and kind with samples:
+ *   KIND CPU COUNT SUM MIN MAX BUCKET:N ...
+ */
+static int hist_show(struct seq_file *m, void *v)
+{
+	struct kprof_dev *dev = m->private;
+	struct kprof_hist *h;
+	unsigned int k;
+	int cpu;
+
+	h = kvmalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	seq_printf(m, "layout sub_bits=%u kernel_bits=%u buckets=%llu\n",
+		   KPROF_HIST_SUB_BITS, KPROF_HIST_KERNEL_BITS,
+		   (u64)KPROF_HIST_KERNEL_BUCKETS);
+	mutex_lock(&kprof_dev_mutex);
+	seq_printf(m, "state %u\n", agg_state);
+	for_each_possible_cpu(cpu) {
+		for (k = 0; dev->agg && k < nr_kinds(dev); k++) {
+			hist_copy(dev, h, &dev->agg[cpu * nr_kinds(dev) + k]);
+			if (h->count)
+				hist_print(m, dev, k, cpu, h);
+		}
+	}
+	mutex_unlock(&kprof_dev_mutex);
+	kvfree(h);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hist);
+
 static ssize_t reset_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
@@ -504,6 +745,7 @@ static void kprof_dev_free(struct kprof_dev *dev)
 
 	for (i = 0; i < dev->nr_spans; i++)
 		kfree_const(dev->span_names[i]);
+	kvfree(dev->agg);
 	free_percpu(dev->pcpu);
 	kfree(dev);
 }
@@ -550,6 +792,13 @@ struct kprof_dev *kprof_dev_register(const char *name,
 			goto err_unlock;
 		}
 	}
+	/* Aggregation is on: this device's samples count from now. */
+	if (agg_state == KPROF_AGG_ON) {
+		dev->agg = agg_alloc(dev);
+		if (!dev->agg)
+			goto err_unlock;
+		dev->agg_on = true;
+	}
 	/*
 	 * Without debugfs (CONFIG_DEBUG_FS=n, debugfs=off, lockdown) the
 	 * device works all the same, events included; it has no files. The
@@ -561,6 +810,7 @@ struct kprof_dev *kprof_dev_register(const char *name,
 	debugfs_create_file("emitted", 0400, dev->dir, dev, &emitted_fops);
 	debugfs_create_file("spans", 0400, dev->dir, dev, &spans_fops);
 	debugfs_create_file("reset", 0600, dev->dir, dev, &reset_fops);
+	debugfs_create_file("hist", 0400, dev->dir, dev, &hist_fops);
 	list_add_tail(&dev->node, &kprof_devices);
 	mutex_unlock(&kprof_dev_mutex);
 	return dev;

@@ -7,6 +7,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include <kprof/hist.h>
 #include <kprof/kprof.h>
 
 #define KPROF_VERSION "0.2.0"
@@ -29,6 +30,20 @@ struct kprof_lat {
 	u64 min;
 	u64 max;
 	u64 buckets[KPROF_HIST_BUCKETS];
+};
+
+/*
+ * An in-kernel aggregation histogram (kprof/aggregate): exact count, sum,
+ * min and max, and include/kprof/hist.h's buckets below 2^36 ns plus one
+ * for the rest. One per CPU and kind of each device, 112 KiB each,
+ * allocated only while aggregation is on or frozen.
+ */
+struct kprof_hist {
+	u64 count;
+	u64 sum;
+	u64 min;
+	u64 max;
+	u64 buckets[KPROF_HIST_KERNEL_BUCKETS];
 };
 
 /* The events, indexing kprof_dev::seq. */
@@ -89,6 +104,13 @@ struct kprof_dev {
 	u64 batch_start;
 	u64 seq[KPROF_NR_EVENTS];	/* events emitted, never reset */
 	u64 span_start[KPROF_MAX_SPANS];
+	/*
+	 * kprof/aggregate: nr_cpu_ids * (KPROF_K_SPAN0 + nr_spans)
+	 * histograms, CPU-major, or NULL; samples go in while agg_on. The
+	 * pointer changes under kprof_dev_mutex and this lock.
+	 */
+	struct kprof_hist *agg;
+	bool agg_on;
 };
 
 /* Names of kprof's own top-level debugfs files; no device may take them. */
@@ -97,6 +119,7 @@ struct kprof_dev {
 #define KPROF_FILE_BENCH	"bench"
 #define KPROF_FILE_GIRQ_COUNTERS	"girq_counters"
 #define KPROF_FILE_GIRQ_EMITTED	"girq_emitted"
+#define KPROF_FILE_AGGREGATE	"aggregate"
 
 /* kprof_main.c */
 extern struct dentry *kprof_debugfs_root;	/* an ERR_PTR() without debugfs */
@@ -107,6 +130,8 @@ bool kprof_name_reserved(const char *name);
 /* kprof_dev.c */
 void kprof_devs_reset_inflight(void);
 void kprof_dev_reset_stats(struct kprof_dev *dev);
+void kprof_devs_init(struct dentry *root);
+void kprof_devs_exit(void);
 
 /* kprof_bench.c */
 void kprof_bench_init(struct dentry *root);

@@ -66,7 +66,7 @@ void kprof_key_put(void)
 
 static const char * const reserved_names[] = {
 	KPROF_FILE_VERSION, KPROF_FILE_ENABLE, KPROF_FILE_BENCH,
-	KPROF_FILE_GIRQ_COUNTERS, KPROF_FILE_GIRQ_EMITTED,
+	KPROF_FILE_GIRQ_COUNTERS, KPROF_FILE_GIRQ_EMITTED, KPROF_FILE_AGGREGATE,
 };
 
 /* True if @name is one of kprof's own top-level debugfs files. */
@@ -142,6 +142,7 @@ static int __init kprof_init(void)
 			    &enable_fops);
 	kprof_bench_init(kprof_debugfs_root);
 	kprof_girq_init(kprof_debugfs_root);
+	kprof_devs_init(kprof_debugfs_root);
 	if (IS_ERR(kprof_debugfs_root))
 		pr_info("version %s loaded; no debugfs (%ld): events only, no counters\n",
 			KPROF_VERSION, PTR_ERR(kprof_debugfs_root));
@@ -159,6 +160,7 @@ static void __exit kprof_exit(void)
 	 */
 	kprof_girq_exit();
 	debugfs_remove_recursive(kprof_debugfs_root);
+	kprof_devs_exit();
 
 	mutex_lock(&key_mutex);
 	if (collect_enabled) {

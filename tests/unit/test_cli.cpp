@@ -186,3 +186,26 @@ BOOST_AUTO_TEST_CASE(more_usage_errors)
 		}
 	}
 }
+
+// --in-kernel reads no ring buffer: the options about one are refused.
+BOOST_AUTO_TEST_CASE(latency_in_kernel)
+{
+	Cli cli;
+	const auto cmd = cli.parse({"latency", "--in-kernel", "-d", "1s", "--device", "q0", "-e", "batch", "--json"});
+	const auto &o = std::get<kprof::LatencyOptions>(cmd);
+	BOOST_TEST(o.in_kernel);
+	BOOST_TEST(!std::get<kprof::LatencyOptions>(Cli().parse({"latency"})).in_kernel);
+	for (const auto &opt : std::vector<std::vector<std::string>>{{"-b", "64"}, {"-c", "0"}, {"--instance", "x"}}) {
+		Cli c;
+		std::vector<std::string> args = {"latency", "--in-kernel"};
+		args.insert(args.end(), opt.begin(), opt.end());
+		std::ostringstream out, err;
+		try {
+			c.parse(args);
+			BOOST_FAIL("--in-kernel " << opt[0] << " accepted");
+		} catch (const CLI::ParseError &e) {
+			BOOST_TEST(c.exit(e, out, err) == 2);
+		}
+		BOOST_TEST(err.str().find("excludes") != std::string::npos);
+	}
+}

@@ -1,5 +1,6 @@
 # Flatten kprofctl's pretty JSON (keys sorted) into lines the tests grep:
 #   stat EVENT DEVICE CPU COUNT MIN_NS MAX_NS P50_NS  (kprofctl irq: DEVICE is IRQ/NAME)
+#   pct EVENT DEVICE CPU P90_NS P99_NS P99.9_NS MEAN_NS
 #   irq IRQ NAME HANDLERS REQUESTS WOKEN RUNS COALESCED UNSWITCHED
 #   check DEVICE EVENT READ EMITTED
 #   missed_total N / buffer_lost N / not_read N / events_read N / invalid N /
@@ -25,6 +26,10 @@ function val(line) {
 /"coalesced":/ { coalesced = val($0) }
 /"woken":/ { print "irq", irq, name, handlers, requests, val($0), runs, coalesced, unswitched }
 /"p50":/ { p50 = val($0) }
+/"p90":/ { p90 = val($0) }
+/"p99":/ { p99 = val($0) }
+/"p99.9":/ { p999 = val($0) }
+/"mean_ns":/ { mean = val($0) }
 /"event":/ { event = val($0) }
 /"read":/ {
 	if (in_check)
@@ -32,7 +37,7 @@ function val(line) {
 }
 /"max_ns":/ { max = val($0) }
 /"min_ns":/ { min = val($0) }
-/"stddev_ns":/ { print "stat", event, device, cpu, count, min, max, p50 }
+/"stddev_ns":/ { print "stat", event, device, cpu, count, min, max, p50; print "pct", event, device, cpu, p90, p99, p999, mean }
 /"missed_total":/ { print "missed_total", val($0) }
 /"buffer_lost":/ { print "buffer_lost", val($0) }
 /"not_read":/ && !in_check { print "not_read", val($0) }

@@ -57,6 +57,7 @@ struct CollectOptions {
 struct LatencyOptions : CollectOptions {
 	std::vector<std::string> events;	// empty: every kprof device event
 	std::optional<std::string> device;
+	bool in_kernel = false;			// kprof.ko's histograms, no events
 };
 
 struct IrqOptions : CollectOptions {

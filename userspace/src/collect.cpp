@@ -255,18 +255,19 @@ void account_loss(const Plan &plan, const Collected &c, const Aggregator &agg, c
 		rep.check_note = "kprof's debugfs is not available: checked by seq gaps between the events read only";
 }
 
-void fill_rows(const CollectOptions &opts, const Aggregator &agg, Report &rep)
+void fill_rows(const CollectOptions &opts, const std::map<Aggregator::Key, Histogram> &totals,
+	       const std::map<Aggregator::CpuKey, Histogram> &per_cpu, Report &rep)
 {
 	rep.unit = opts.unit;
 	rep.divisor = opts.divisor;
 	rep.show_hist = opts.hist;
 	rep.per_cpu = opts.per_cpu;
-	for (const auto &[key, h] : agg.totals()) {
+	for (const auto &[key, h] : totals) {
 		const auto &[label, device, irq] = key;
 		rep.rows.push_back({label, device, -1, &h, irq});
 		if (!opts.per_cpu)
 			continue;
-		for (const auto &[ck, ch] : agg.per_cpu())
+		for (const auto &[ck, ch] : per_cpu)
 			if (std::get<0>(ck) == label && std::get<1>(ck) == device && std::get<2>(ck) == irq)
 				rep.rows.push_back({label, device, std::get<3>(ck), &ch, irq});
 	}

@@ -101,7 +101,8 @@ void account_loss(const Plan &plan, const Collected &c, const Aggregator &agg, c
 void render(const CollectOptions &opts, const Report &rep);
 
 // The report's presentation from @opts (unit, histograms, per CPU) and
-// its rows: @agg's histograms, each total followed by its CPUs.
-void fill_rows(const CollectOptions &opts, const Aggregator &agg, Report &rep);
+// its rows: the histograms, each total followed by its CPUs.
+void fill_rows(const CollectOptions &opts, const std::map<Aggregator::Key, Histogram> &totals,
+	       const std::map<Aggregator::CpuKey, Histogram> &per_cpu, Report &rep);
 
 }  // namespace kprof

@@ -152,7 +152,7 @@ int run_irq(const IrqOptions &opts)
 	account_loss(plan, c, agg, std::nullopt, rep);
 	if (!c.note.empty())
 		rep.check_note += (rep.check_note.empty() ? "" : "; ") + c.note;
-	fill_rows(opts, agg, rep);
+	fill_rows(opts, agg.totals(), agg.per_cpu(), rep);
 	rep.irqs = irq_rows(agg);
 	std::vector<Analysis> analyses;
 	if (watcher) {

@@ -96,8 +96,22 @@ RingStats ring_delta(const RingStats &a, const RingStats &b)
 
 namespace {
 
+// In-kernel aggregation has no ring buffer: nothing to lose, nothing to cross-check.
+void render_in_kernel_text(std::ostringstream &o, const Report &r)
+{
+	o << "\nin-kernel aggregation: " << r.events_read << " samples read from kprof.ko's histograms"
+	  << ", filtered out: " << r.filtered
+	  << ", unpaired thread runs: " << (r.counters ? std::to_string(r.unpaired) : "n/a")
+	  << "; no ring buffer, so no event could be lost\n";
+	if (r.overflow)
+		o << "  (" << r.overflow << " samples of 68.7 s or more: kprof.ko bins them together, and"
+		  << " percentiles among them read as the max)\n";
+}
+
 void render_loss_text(std::ostringstream &o, const Report &r)
 {
+	if (r.in_kernel)
+		return render_in_kernel_text(o, r);
 	o << "\nevents read: " << r.events_read << ", invalid records: " << r.invalid
 	  << ", other events: " << r.other << ", filtered out: " << r.filtered;
 	if (r.irqs.empty())	// the device hooks' pairing; the tracker has its per-IRQ table
@@ -266,6 +280,7 @@ nlohmann::json render_json(const Report &r)
 				{"unswitched", q.unswitched}});
 	json out = {
 		{"duration_s", r.duration_s},
+		{"mode", r.in_kernel ? "in-kernel" : "streaming"},
 		{"percentile_relative_error", Histogram::kRelativeError},
 		{"stats", stats},
 		{"loss",
@@ -284,6 +299,8 @@ nlohmann::json render_json(const Report &r)
 	};
 	if (!r.irqs.empty())
 		out["irqs"] = irqs;
+	if (r.in_kernel)
+		out["loss"]["overflow"] = r.overflow;
 	if (!r.threshold.is_null())
 		out["threshold"] = r.threshold;
 	return out;

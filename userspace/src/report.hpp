@@ -84,6 +84,11 @@ struct Report {
 	std::vector<CrossCheck> checks;
 	std::vector<IrqRow> irqs;	// kprofctl irq: per IRQ action
 	nlohmann::json threshold;	// kprofctl irq -T: the analyses (JSON); null without
+	// latency --in-kernel: kprof.ko's histograms, no ring buffer. Then
+	// events_read counts the samples read, and overflow those of 2^36 ns
+	// or more (binned with the max).
+	bool in_kernel = false;
+	uint64_t overflow = 0;
 
 	uint64_t buffer_lost() const;	// Σ CpuLoss::lost()
 	uint64_t not_read() const;	// Σ CrossCheck::not_read() + gaps outside windows

@@ -2,6 +2,7 @@
 // `kprofctl status`: the module, its devices, which instances trace kprof
 // events, their buffer sizes, and whether debugfs collection is on.
 #include "commands.hpp"
+#include "inkernel.hpp"
 #include "sys.hpp"
 
 #include <nlohmann/json.hpp>
@@ -37,6 +38,8 @@ int run_status(const StatusOptions &opts)
 	j["tracefs"] = tdir;
 	j["collection_enabled"] = dbg ? nlohmann::json(trimmed(sys::read_file(*dbg + "/enable")) == "1")
 				      : nlohmann::json(nullptr);
+	const auto agg = dbg ? sys::read_file(*dbg + "/" + kAggregateFile) : std::nullopt;
+	j["aggregation"] = agg ? nlohmann::json(agg_state_name(std::stoi(*agg))) : nlohmann::json(nullptr);
 	nlohmann::json devs = nlohmann::json::array();
 	if (dbg)
 		for (const auto &d : sys::devices(*dbg))
@@ -70,6 +73,10 @@ int run_status(const StatusOptions &opts)
 		  << "collection:  "
 		  << (j["collection_enabled"].is_null() ? "unknown (no debugfs)"
 			  : j["collection_enabled"].get<bool>() ? "on (kprof/enable = 1)" : "off")
+		  << '\n'
+		  << "aggregation: "
+		  << (j["aggregation"].is_null() ? "unknown (no debugfs or no kprof/aggregate)"
+						 : j["aggregation"].get<std::string>() + " (latency --in-kernel)")
 		  << '\n'
 		  << "devices:     ";
 	if (devs.empty())

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+#define BOOST_TEST_MODULE kprof_inkernel
+#include <boost/test/unit_test.hpp>
+
+#include "inkernel.hpp"
+
+#include <random>
+#include <sstream>
+
+using namespace kprof;
+
+namespace {
+
+const std::string kLayout = "layout sub_bits=9 kernel_bits=36 buckets=14337\n";
+
+// kprof/<dev>/hist's line for @h, as kprof.ko prints it.
+std::string line(const std::string &label, int cpu, const Histogram &h, uint64_t sum)
+{
+	std::ostringstream o;
+	o << label << " " << cpu << " " << h.count() << " " << sum << " " << h.min() << " " << h.max();
+	for (size_t i = 0; i < KPROF_HIST_KERNEL_BUCKETS; i++)
+		if (h.bucket(i))
+			o << " " << i << ":" << h.bucket(i);
+	return o.str() + "\n";
+}
+
+struct Values {
+	Histogram h;
+	uint64_t sum = 0;
+	void add(uint64_t v)
+	{
+		h.record(v);
+		sum += v;
+	}
+};
+
+}  // namespace
+
+// Per-CPU lines load into per-CPU histograms and merge into the total:
+// count, min, max, mean and percentiles as if recorded here.
+BOOST_AUTO_TEST_CASE(loads_and_merges_cpus)
+{
+	std::mt19937_64 rng(1);
+	std::lognormal_distribution<double> d(10, 1);
+	Values cpu0, cpu1, all;
+	for (int i = 0; i < 20000; i++) {
+		const auto v = uint64_t(d(rng));
+		(i % 3 ? cpu0 : cpu1).add(v);
+		all.add(v);
+	}
+	const std::string text = kLayout + "state 2\n" + line("irq_thread_latency", 0, cpu0.h, cpu0.sum) +
+				 line("irq_thread_latency", 1, cpu1.h, cpu1.sum) + line("span:packet", 1, cpu1.h, cpu1.sum);
+	KernelStats ks;
+	load_kernel_hist(text, "q0", {}, true, ks);
+	BOOST_TEST(ks.samples == all.h.count() + cpu1.h.count());
+	BOOST_TEST(int(ks.state) == int(AggState::Frozen));
+	BOOST_TEST(ks.overflow == 0u);
+	const Histogram &t = ks.totals.at({"irq_thread_latency", "q0", -1});
+	BOOST_TEST(t.count() == all.h.count());
+	BOOST_TEST(t.min() == all.h.min());
+	BOOST_TEST(t.max() == all.h.max());
+	BOOST_TEST(t.mean() == all.h.mean(), boost::test_tools::tolerance(1e-9));
+	for (double p : {50.0, 90.0, 99.0, 99.9, 100.0})
+		BOOST_TEST(t.percentile(p) == all.h.percentile(p));
+	BOOST_TEST(ks.per_cpu.at({"irq_thread_latency", "q0", -1, 1}).count() == cpu1.h.count());
+	BOOST_TEST(ks.totals.at({"span:packet", "q0", -1}).count() == cpu1.h.count());
+}
+
+BOOST_AUTO_TEST_CASE(filters_kinds)
+{
+	Values v;
+	v.add(5000);
+	KernelStats ks;
+	load_kernel_hist(kLayout + line("batch", 0, v.h, v.sum) + line("span:packet", 0, v.h, v.sum), "q0",
+			 {EventKind::Span}, false, ks);
+	BOOST_TEST(ks.totals.size() == 1u);
+	BOOST_TEST(ks.totals.count({"span:packet", "q0", -1}) == 1u);
+	BOOST_TEST(ks.filtered == 1u);
+	BOOST_TEST(ks.per_cpu.empty());
+}
+
+// Values from 2^36 ns on share the kernel's last bucket: they count, and
+// are binned with the max.
+BOOST_AUTO_TEST_CASE(overflow_bucket)
+{
+	const uint64_t big = 100ULL << 30;	// 107 s
+	const std::string text = kLayout + "batch 0 3 " + std::to_string(2 * big + 7) + " 7 " + std::to_string(big) +
+				 " 7:1 14336:2\n";
+	KernelStats ks;
+	load_kernel_hist(text, "q0", {}, false, ks);
+	const Histogram &h = ks.totals.at({"batch", "q0", -1});
+	BOOST_TEST(ks.overflow == 2u);
+	BOOST_TEST(h.count() == 3u);
+	BOOST_TEST(h.percentile(50) == big);
+	BOOST_TEST(h.min() == 7u);
+}
+
+BOOST_AUTO_TEST_CASE(rejects_what_it_cannot_trust)
+{
+	KernelStats ks;
+	// Another layout: a kprof.ko of another version.
+	BOOST_CHECK_THROW(load_kernel_hist("layout sub_bits=7 kernel_bits=36 buckets=3457\n", "q0", {}, false, ks),
+			  std::runtime_error);
+	BOOST_CHECK_THROW(load_kernel_hist("", "q0", {}, false, ks), std::runtime_error);
+	// Buckets that do not add up to the count: read while recording.
+	BOOST_CHECK_THROW(load_kernel_hist(kLayout + "batch 0 3 30 10 10 10:2\n", "q0", {}, false, ks),
+			  std::runtime_error);
+	BOOST_CHECK_THROW(load_kernel_hist(kLayout + "nosuchkind 0 1 10 10 10 10:1\n", "q0", {}, false, ks),
+			  std::runtime_error);
+	BOOST_CHECK_THROW(load_kernel_hist(kLayout + "batch 0 1 10 10 10 99999:1\n", "q0", {}, false, ks),
+			  std::runtime_error);
+	BOOST_CHECK_THROW(load_kernel_hist(kLayout + "batch x\n", "q0", {}, false, ks), std::runtime_error);
+	BOOST_CHECK_THROW(load_kernel_hist(kLayout + "batch 0 1 10 10 10 10-1\n", "q0", {}, false, ks),
+			  std::runtime_error);
+}

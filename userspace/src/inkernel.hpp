@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+// kprof.ko's in-kernel aggregation (kprof/aggregate, kprof/<dev>/hist),
+// read back into the same histograms streaming fills. Pure: text in,
+// histograms out.
+#pragma once
+
+#include "aggregate.hpp"
+#include "events.hpp"
+#include "histogram.hpp"
+
+#include <map>
+#include <set>
+#include <string>
+
+namespace kprof {
+
+// kprof/aggregate (in kprof's debugfs directory) and its states, as
+// kprof.ko reads and writes them.
+inline constexpr const char *kAggregateFile = "aggregate";
+enum class AggState { Off = 0, On = 1, Frozen = 2 };
+// "off", "on", "frozen"; "unknown" for anything else.
+const char *agg_state_name(int state);
+
+struct KernelStats {
+	std::map<Aggregator::Key, Histogram> totals;
+	std::map<Aggregator::CpuKey, Histogram> per_cpu;	// filled only if asked for
+	uint64_t samples = 0;		// every sample read, filters or not
+	uint64_t filtered = 0;		// ... of kinds -e did not ask for
+	uint64_t overflow = 0;		// values >= 2^36 ns: binned with the max
+	AggState state = AggState::Off;	// when the file was read
+};
+
+// Add kprof/<@device>/hist's @text to @out: only the @kinds asked for
+// (empty: all), per CPU too if @per_cpu. Throws std::runtime_error for a
+// layout other than include/kprof/hist.h's (a kprof.ko of another version),
+// a malformed line, or a histogram whose buckets do not add up to its count
+// (read while aggregation was on).
+void load_kernel_hist(const std::string &text, const std::string &device, const std::set<EventKind> &kinds,
+		      bool per_cpu, KernelStats &out);
+
+}  // namespace kprof
