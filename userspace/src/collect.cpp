@@ -4,10 +4,13 @@
 #include "commands.hpp"
 #include "sys.hpp"
 
+#include <poll.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <thread>
 
@@ -73,6 +76,9 @@ Session::Session(const Plan &plan, const CollectOptions &opts, Watcher *watcher)
 	if (plan.some_cpus)
 		inst_.set("tracing_cpumask", cpumask_hex(plan.cpus));
 	inst_.set("trace", "", false);	// start from an empty buffer
+	// Wake the reader when a CPU's buffer is a quarter full (and at
+	// least once a second): few passes at low rates, room at high ones.
+	inst_.set("buffer_percent", kWakePercent);
 	// Context events are set against the kprof deltas (ktime_get_ns()).
 	if (!plan.context.empty())
 		inst_.set("trace_clock", "mono");
@@ -150,17 +156,44 @@ void Session::consume(size_t i, const void *page, Aggregator &agg, Collected &c)
 	}
 }
 
-void Session::drain(bool flush, Aggregator &agg, Collected &c)
+// Drain::Pass reads at most kPassPages per CPU, so that a rate the reader
+// cannot keep up with still lets the loop see the end of the duration
+// and signals; All and Flush read until the buffers are empty, once the
+// events are off.
+void Session::drain(Drain how, Aggregator &agg, Collected &c)
 {
 	// A second signal abandons the rest: teardown must come promptly.
 	for (size_t i = 0; i < readers_.size(); i++)
-		while (g_stop < 2) {
-			const void *page = flush ? readers_[i]->flush() : readers_[i]->read();
+		for (size_t n = 0; g_stop < 2 && (how != Drain::Pass || n < kPassPages); n++) {
+			const void *page = how == Drain::Flush ? readers_[i]->flush() : readers_[i]->read();
 			if (!page)
 				break;
 			consume(i, page, agg, c);
-		}	if (watcher_)
+		}
+	if (watcher_)
 		watcher_->pass_done();
+}
+
+// Until a CPU's buffer is buffer_percent full, @most has passed or a
+// signal came. After a wake on data, not before kMinPass: on kernels
+// before 6.1 poll() ignores the watermark and wakes on any data, and
+// passes of one event each would cost more than they save.
+void Session::wait_for_data(Clock::duration most)
+{
+	const auto since = Clock::now() - last_wake_;
+	if (woke_on_data_ && since < kMinPass) {
+		std::this_thread::sleep_for(kMinPass - since);
+		most -= kMinPass - since;
+	}
+	std::vector<pollfd> fds;
+	for (const auto &r : readers_)
+		fds.push_back({r->fd(), POLLIN, 0});
+	const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(most).count();
+	const int n = ms > 0 ? poll(fds.data(), fds.size(), int(ms)) : 0;
+	if (n < 0 && errno != EINTR)
+		throw std::runtime_error(std::string("poll on the ring buffers: ") + std::strerror(errno));
+	woke_on_data_ = n > 0;
+	last_wake_ = Clock::now();
 }
 
 void Session::progress(Clock::duration elapsed, const Collected &c) const
@@ -200,28 +233,35 @@ Collected Session::collect(const CollectOptions &opts, Aggregator &agg)
 
 	const bool tty = isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
 	const auto start = Clock::now();
+	const double cpu0 = sys::cpu_seconds();
 	auto last_progress = start;
 	while (!g_stop && !(watcher_ && watcher_->stop())) {
 		const auto now = Clock::now();
 		if (opts.duration.count() && now - start >= opts.duration)
 			break;
-		drain(false, agg, c);
-		if (tty && now - last_progress >= std::chrono::milliseconds(500)) {
+		drain(Drain::Pass, agg, c);
+		if (tty && now - last_progress >= kProgressEvery) {
 			progress(now - start, c);
 			last_progress = now;
 		}
-		std::this_thread::sleep_for(std::chrono::milliseconds(50));
+		Clock::duration wait = watcher_ ? kWatchedWait : kIdleWait;
+		if (tty)
+			wait = std::min<Clock::duration>(wait, kProgressEvery);
+		if (opts.duration.count())
+			wait = std::min<Clock::duration>(wait, start + opts.duration - Clock::now());
+		wait_for_data(wait);
 	}
 	c.duration_s = std::chrono::duration<double>(Clock::now() - start).count();
-	drain(false, agg, c);	// everything drained so far has seq <= e1
+	c.cpu_s = sys::cpu_seconds() - cpu0;
+	drain(Drain::Pass, agg, c);	// everything drained so far has seq <= e1
 	c.e1 = read_emitted();
 	if (c.e1)
 		agg.window_close(*c.e1);
 	switch_events("0");
 	c.counters1 = read_counters();
 	inst_.set("tracing_on", "0");
-	drain(false, agg, c);
-	drain(true, agg, c);
+	drain(Drain::All, agg, c);
+	drain(Drain::Flush, agg, c);
 	if (tty)
 		std::fprintf(stderr, "\r%60s\r", "");
 	if (g_stop >= 2)
@@ -237,6 +277,7 @@ void account_loss(const Plan &plan, const Collected &c, const Aggregator &agg, c
 		  Report &rep)
 {
 	rep.duration_s = c.duration_s;
+	rep.cpu_s = c.cpu_s;
 	rep.loss = c.loss;
 	for (size_t i = 0; i < rep.loss.size(); i++)
 		rep.loss[i].ring = ring_delta(c.ring0[i], c.ring1[i]);

@@ -46,6 +46,7 @@ struct Collected {
 	std::optional<Aggregator::Emitted> e0, e1;
 	uint64_t events = 0, invalid = 0, other = 0;
 	double duration_s = 0;
+	double cpu_s = 0;			// kprofctl's CPU time over the window
 	std::string note;			// something the report should say
 };
 
@@ -78,9 +79,17 @@ private:
 	std::optional<DeviceCounters> read_counters() const;
 	void switch_events(const char *on);
 	void wait_attached(Collected &c);
-	void drain(bool flush, Aggregator &agg, Collected &c);
+	enum class Drain { Pass, All, Flush };
+	void drain(Drain how, Aggregator &agg, Collected &c);
 	void consume(size_t i, const void *page, Aggregator &agg, Collected &c);
 	void progress(std::chrono::steady_clock::duration elapsed, const Collected &c) const;
+	void wait_for_data(std::chrono::steady_clock::duration most);
+
+	// How the reading loop paces itself (wait_for_data()).
+	static constexpr const char *kWakePercent = "25";
+	static constexpr std::chrono::milliseconds kIdleWait{1000}, kWatchedWait{100}, kProgressEvery{500};
+	static constexpr std::chrono::milliseconds kMinPass{10};
+	static constexpr size_t kPassPages = 256;
 
 	const Plan &plan_;
 	TepPtr tep_;
@@ -89,6 +98,8 @@ private:
 	std::vector<std::unique_ptr<CpuReader>> readers_;
 	std::vector<Sample> samples_;
 	Watcher *watcher_;
+	std::chrono::steady_clock::time_point last_wake_{};
+	bool woke_on_data_ = false;
 };
 
 // The ring-buffer and seq-window accounting every report shares; @device

@@ -249,18 +249,42 @@ Instance::~Instance()
 		close(lock_fd_);	// releases the flock
 }
 
-CpuReader::CpuReader(const Instance &inst, int cpu) : cpu_(cpu), tcpu_(tracefs_cpu_open(inst.get(), cpu, true))
+namespace {
+
+// The ring buffer's sub-buffer size: buffer_subbuf_size_kb (kernels from
+// 6.8), else the page size.
+int subbuf_size(const Instance &inst)
 {
-	if (!tcpu_)
+	if (const auto kb = sys::read_file(inst.dir() + "/buffer_subbuf_size_kb"))
+		return std::stoi(*kb) * 1024;
+	return int(sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace
+
+// trace_pipe_raw is opened here, not by tracefs_cpu_open(), so that the
+// descriptor can be polled; libtracefs reads it without blocking.
+CpuReader::CpuReader(const Instance &inst, int cpu)
+	: cpu_(cpu),
+	  fd_(open((inst.dir() + "/per_cpu/cpu" + std::to_string(cpu) + "/trace_pipe_raw").c_str(),
+		   O_RDONLY | O_NONBLOCK | O_CLOEXEC)),
+	  tcpu_(fd_ < 0 ? nullptr : tracefs_cpu_alloc_fd(fd_, subbuf_size(inst), true))
+{
+	if (!tcpu_) {
+		const int err = errno;
+		if (fd_ >= 0)
+			close(fd_);
 		throw std::runtime_error("cannot open the ring buffer of CPU " + std::to_string(cpu) + " in instance '" +
-					 inst.name() + "': " + std::strerror(errno));
+					 inst.name() + "': " + std::strerror(err));
+	}
 	const int size = tracefs_cpu_read_size(tcpu_);
 	buf_.resize(size > 0 ? size : 4096);
 }
 
 CpuReader::~CpuReader()
 {
-	tracefs_cpu_close(tcpu_);
+	tracefs_cpu_free_fd(tcpu_);
+	close(fd_);
 }
 
 const void *CpuReader::read()

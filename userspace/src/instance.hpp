@@ -81,6 +81,9 @@ public:
 
 	int cpu() const { return cpu_; }
 	size_t page_size() const { return buf_.size(); }
+	// The trace_pipe_raw descriptor, for poll(): readable once the buffer
+	// is buffer_percent full (kernels from 6.1; before, once not empty).
+	int fd() const { return fd_; }
 	// The next full page, without blocking; nullptr when there is none.
 	const void *read();
 	// After tracing has stopped: the rest, partial pages included.
@@ -88,6 +91,7 @@ public:
 
 private:
 	int cpu_;
+	int fd_;
 	tracefs_cpu *tcpu_;
 	std::vector<char> buf_;
 };

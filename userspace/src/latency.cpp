@@ -104,7 +104,9 @@ int run_in_kernel(const LatencyOptions &opts, const Plan &plan)
 	{
 		Aggregation agg(*plan.dbg);
 		c0 = sys::read_counters(*plan.dbg);
+		const double cpu0 = sys::cpu_seconds();
 		rep.duration_s = wait_for_end(opts.duration);
+		rep.cpu_s = sys::cpu_seconds() - cpu0;
 		agg.freeze();
 		c1 = sys::read_counters(*plan.dbg);
 		for (const auto &dev : sys::devices(*plan.dbg))

@@ -167,7 +167,8 @@ std::string render_text(const Report &r)
 {
 	std::ostringstream o;
 	const double div = double(r.divisor);
-	o << "kprof " << r.title << " report: " << fmt(r.duration_s) << " s, values in " << r.unit << "\n\n";
+	o << "kprof " << r.title << " report: " << fmt(r.duration_s) << " s (kprofctl used " << fmt(r.cpu_s)
+	  << " s of CPU), values in " << r.unit << "\n\n";
 	char line[512];
 	const bool irq = !r.rows.empty() && r.rows.front().irq >= 0;
 	std::snprintf(line, sizeof(line), "%-22s %-16s %4s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "EVENT",
@@ -280,6 +281,7 @@ nlohmann::json render_json(const Report &r)
 				{"unswitched", q.unswitched}});
 	json out = {
 		{"duration_s", r.duration_s},
+		{"kprofctl_cpu_s", r.cpu_s},
 		{"mode", r.in_kernel ? "in-kernel" : "streaming"},
 		{"percentile_relative_error", Histogram::kRelativeError},
 		{"stats", stats},

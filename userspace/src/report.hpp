@@ -67,6 +67,7 @@ struct CrossCheck {
 struct Report {
 	std::string title = "latency";	// "kprof <title> report"
 	double duration_s = 0;
+	double cpu_s = 0;		// kprofctl's own CPU time over the collection window
 	std::string unit = "us";
 	uint64_t divisor = 1000;	// ns per unit
 	bool show_hist = false;

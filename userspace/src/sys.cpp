@@ -5,6 +5,7 @@
 #include "tracefs_c.hpp"
 
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -174,6 +175,14 @@ std::vector<int> trace_cpus(const std::string &instance_dir)
 	}
 	std::sort(cpus.begin(), cpus.end());
 	return cpus;
+}
+
+double cpu_seconds()
+{
+	rusage ru{};
+	getrusage(RUSAGE_SELF, &ru);
+	auto s = [](const timeval &t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
+	return s(ru.ru_utime) + s(ru.ru_stime);
 }
 
 }  // namespace kprof::sys

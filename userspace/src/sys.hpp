@@ -49,6 +49,9 @@ std::optional<std::string> read_file(const std::string &path);
 void write_file(const std::string &path, const std::string &value);
 
 
+// The CPU time this process has used so far (user + system), in seconds.
+double cpu_seconds();
+
 // CPUs with a per-CPU buffer in this tracefs (per_cpu/cpuN), sorted.
 std::vector<int> trace_cpus(const std::string &instance_dir);
 

@@ -1,0 +1,51 @@
+# kprofctl's reading loop sleeps in poll() on the per-CPU buffers: idle,
+# it wakes about once a second and uses next to no CPU; under traffic it
+# wakes when a buffer is a quarter full (buffer_percent; kernels before 6.1
+# wake on any data, at most every 10 ms), so a buffer that fills in well
+# under the idle wait loses nothing.
+. /tests/lib.sh
+
+load kprof
+insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=2000 batch=8 irq_coalesce=4 || fail insmod
+
+# status_field PID NAME: a line of /proc/PID/status
+status_field() {
+	sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status"
+}
+
+# Idle for 4 s: the voluntary context switches of the collecting phase (a
+# 50 ms sleep loop makes 40 of them in 2 s), and the CPU used.
+kprofctl latency --json -d 4s >/tmp/idle.json 2>/tmp/idle.err &
+pid=$!
+wait_collecting
+sleep 1
+v0=$(status_field $pid voluntary_ctxt_switches)
+sleep 2
+v1=$(status_field $pid voluntary_ctxt_switches)
+wait $pid || fail "idle run: $(cat /tmp/idle.err)"
+echo "idle: $((v1 - v0)) voluntary context switches in 2 s"
+[ $((v1 - v0)) -le 4 ] || fail "kprofctl woke $((v1 - v0)) times in 2 s idle"
+cpu=$(sed -n 's/^ *"kprofctl_cpu_s": \([0-9.e-]*\),*$/\1/p' /tmp/idle.json)
+echo "idle: kprofctl used $cpu s of CPU in 4 s"
+awk -v c="$cpu" 'BEGIN { exit !(c < 0.1) }' || fail "kprofctl used $cpu s of CPU idle"
+grep -q '"events_read": 0,' /tmp/idle.json || fail "events read while idle"
+
+# A 64 KiB buffer per CPU fills in about 0.4 s at this rate (4 events per
+# 8 packets, 2 queues), well inside the 1 s idle wait: only waking on data
+# keeps up.
+kprofctl latency --json -b 64 >/tmp/l.json 2>/tmp/l.err &
+pid=$!
+wait_collecting
+v0=$(status_field $pid voluntary_ctxt_switches)
+run_traffic 3
+v1=$(status_field $pid voluntary_ctxt_switches)
+kill -INT $pid
+wait $pid || fail "run under traffic: $(cat /tmp/l.err)"
+awk -f /tests/kprofctl_json.awk /tmp/l.json >/tmp/l.txt
+echo "traffic: $((v1 - v0)) wakeups in 3 s, $(sed -n 's/^events_read //p' /tmp/l.txt) events read"
+grep -q '^lost false$' /tmp/l.txt || fail "events lost with a 64 KiB buffer: $(grep -E '^(missed_total|buffer_lost|not_read) ' /tmp/l.txt | tr '\n' ' ')"
+[ "$(sed -n 's/^events_read //p' /tmp/l.txt)" -gt 10000 ] || fail "too few events to fill the buffer"
+[ $((v1 - v0)) -gt 3 ] || fail "kprofctl did not wake on data ($((v1 - v0)) wakeups)"
+grep '^check ' /tmp/l.txt | while read -r _ dev ev got want; do
+	[ "$got" = "$want" ] || fail "$dev $ev: read $got events, kprof.ko emitted $want"
+done
