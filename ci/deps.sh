@@ -6,7 +6,7 @@ set -euo pipefail
 
 PKGS=(
 	build-essential cmake pkg-config kmod
-	libtracefs-dev libtraceevent-dev libcli11-dev libboost-test-dev nlohmann-json3-dev
+	libtracefs-dev libtraceevent-dev libtracecmd-dev libcli11-dev libboost-test-dev nlohmann-json3-dev
 	qemu-system-x86 qemu-system-arm busybox-static cpio xz-utils trace-cmd mmdebstrap
 )
 BACKPORTS=/etc/apt/sources.list.d/kprof-backports.sources

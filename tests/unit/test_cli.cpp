@@ -209,3 +209,31 @@ BOOST_AUTO_TEST_CASE(latency_in_kernel)
 		BOOST_TEST(err.str().find("excludes") != std::string::npos);
 	}
 }
+
+BOOST_AUTO_TEST_CASE(report_options)
+{
+	Cli cli;
+	const auto cmd = cli.parse({"report", "-i", KPROF_FIXTURES "/6.1.0-57-amd64/header_page", "-e", "batch", "--per-cpu",
+				    "--json", "-c", "1", "-u", "ns", "--device", "q0"});
+	const auto &o = std::get<kprof::ReportOptions>(cmd);
+	BOOST_TEST(o.input == KPROF_FIXTURES "/6.1.0-57-amd64/header_page");
+	BOOST_TEST((o.events == std::vector<std::string>{"batch"}));
+	BOOST_TEST(o.per_cpu);
+	BOOST_TEST(o.json);
+	BOOST_TEST((o.cpus == std::vector<int>{1}));
+	BOOST_TEST(o.divisor == 1u);
+	BOOST_TEST(*o.device == "q0");
+	// -i is required and must exist; collecting options do not apply.
+	for (const auto &args : std::vector<std::vector<std::string>>{
+		     {"report"}, {"report", "-i", "/nonexistent/trace.dat"}, {"report", "-i", KPROF_FIXTURES "/6.1.0-57-amd64/header_page", "-d", "1s"},
+		     {"report", "-i", KPROF_FIXTURES "/6.1.0-57-amd64/header_page", "-b", "64"}}) {
+		Cli c;
+		std::ostringstream out, err;
+		try {
+			c.parse(args);
+			BOOST_FAIL("accepted: report " << (args.size() > 1 ? args[1] : ""));
+		} catch (const CLI::ParseError &e) {
+			BOOST_TEST(c.exit(e, out, err) == 2);
+		}
+	}
+}

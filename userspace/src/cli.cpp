@@ -123,22 +123,44 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 		"needed), and each hit is analysed after the report, like rtla timerlat --aa: the hard IRQs,\n"
 		"softirqs and tasks on the IRQ's CPU and the thread's CPU in between, whether the thread was\n"
 		"woken and waiting or not woken yet, and the largest culprit. Exit status 2 if any hit.");
+	report_cmd_ = app_.add_subcommand("report", "the latency report of a file 'trace-cmd record -e kprof' wrote");
+	report_cmd_->add_option("-i,--input", report_.input, "the trace-cmd data file (trace.dat)")
+		->required()
+		->check(CLI::ExistingFile);
+	report_cmd_->add_option("-e,--event", report_.events, "kprof event(s) to report (default: all): " + event_labels())
+		->take_all();
+	report_cmd_->add_option("--device", report_.device, "only this kprof device")->check(kNameCheck);
+	add_report_options(report_cmd_, report_, report_raw_);
+	report_cmd_->add_option("-c,--cpus", report_raw_.cpus, "only events recorded on these CPUs, e.g. 0-1,3");
+	report_cmd_->footer(
+		"Reads the file through libtracecmd, on any machine: record on the board with\n"
+		"  trace-cmd record -e kprof [-b KiB] -o trace.dat\n"
+		"and report here. Losses are what the file shows: the events the ring buffer dropped before\n"
+		"each page (trace-cmd's missed events) and gaps in each device's seq numbers. Spans are\n"
+		"labelled by id (span:0): their names live in the board's debugfs, not in the file.");
+
 	counters_cmd_ = app_.add_subcommand("counters", "show kprof's per-device counters from debugfs");
 	counters_cmd_->add_flag("--json", counters_.json, "print JSON");
 	counters_cmd_->add_flag("--reset", counters_.reset, "zero the counters and histograms after showing them");
 	counters_cmd_->add_option("--device", counters_.device, "only this kprof device")->check(kNameCheck);
 }
 
-void Cli::add_collect_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw)
+// How a report looks: what collecting and reading a file share.
+void Cli::add_report_options(CLI::App *cmd, CollectOptions &o, RawCollect &)
 {
-	cmd->add_option("-d,--duration", raw.duration, "how long to collect: 10s, 500ms, 2m (default: until Ctrl-C)");
 	cmd->add_flag("--per-cpu", o.per_cpu, "also report each CPU separately");
 	cmd->add_flag("--hist", o.hist, "add a histogram per row");
 	auto *json = cmd->add_flag("--json", o.json, "print JSON");
 	cmd->add_flag("--csv", o.csv, "print CSV (statistics only; the loss summary goes to stderr)")->excludes(json);
-	cmd->add_option("-c,--cpus", raw.cpus, "only events recorded on these CPUs, e.g. 0-1,3");
 	cmd->add_option("-u,--unit", o.unit, "unit of the report: ns, us or ms (default: us)")
 		->check(CLI::IsMember({"ns", "us", "ms"}));
+}
+
+void Cli::add_collect_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw)
+{
+	cmd->add_option("-d,--duration", raw.duration, "how long to collect: 10s, 500ms, 2m (default: until Ctrl-C)");
+	add_report_options(cmd, o, raw);
+	cmd->add_option("-c,--cpus", raw.cpus, "only events recorded on these CPUs, e.g. 0-1,3");
 	cmd->add_option("-b,--buffer-size", o.buffer_kb, "per-CPU ring buffer of the instance, in KiB")
 		->check(CLI::Range(1u, 4u * 1024 * 1024));
 	add_instance(cmd, o.instance);
@@ -177,6 +199,10 @@ Command Cli::parse(const std::vector<std::string> &args)
 	if (latency_cmd_->parsed()) {
 		finish_collect(latency_, latency_raw_);
 		return latency_;
+	}
+	if (report_cmd_->parsed()) {
+		finish_collect(report_, report_raw_);
+		return report_;
 	}
 	if (irq_cmd_->parsed()) {
 		finish_collect(irq_, irq_raw_);

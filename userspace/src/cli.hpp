@@ -67,6 +67,12 @@ struct IrqOptions : CollectOptions {
 	std::optional<std::string> trace_file;	// -t FILE: the events around each hit
 };
 
+// kprofctl report -i FILE: the latency report of a trace-cmd data file.
+// Of CollectOptions, only the report's presentation and -c apply.
+struct ReportOptions : LatencyOptions {
+	std::string input;
+};
+
 struct CountersOptions {
 	bool json = false;
 	bool reset = false;
@@ -76,7 +82,7 @@ struct CountersOptions {
 struct VersionRequest {};
 
 using Command = std::variant<VersionRequest, StatusOptions, ListOptions, EnableOptions, LatencyOptions,
-			     CountersOptions, IrqOptions>;
+			     CountersOptions, IrqOptions, ReportOptions>;
 
 class Cli {
 public:
@@ -108,9 +114,12 @@ private:
 	LatencyOptions latency_;
 	IrqOptions irq_;
 	CountersOptions counters_;
-	RawCollect latency_raw_, irq_raw_;
+	ReportOptions report_;
+	RawCollect latency_raw_, irq_raw_, report_raw_;
 	std::string threshold_, on_threshold_ = "stop";
-	CLI::App *status_cmd_, *list_cmd_, *enable_cmd_, *disable_cmd_, *latency_cmd_, *counters_cmd_, *irq_cmd_;
+	void add_report_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw);
+	CLI::App *status_cmd_, *list_cmd_, *enable_cmd_, *disable_cmd_, *latency_cmd_, *counters_cmd_, *irq_cmd_,
+		*report_cmd_;
 };
 
 // Instance and device names: [A-Za-z0-9_.-]+, not "." or "..".

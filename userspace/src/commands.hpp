@@ -19,6 +19,7 @@ int run_enable(const EnableOptions &opts);
 int run_latency(const LatencyOptions &opts);
 int run_counters(const CountersOptions &opts);
 int run_irq(const IrqOptions &opts);
+int run_report(const ReportOptions &opts);
 
 // "kprof:kprof_batch"-style names of the events in @tracing_dir matching
 // @pattern: SYSTEM:EVENT or EVENT, globs allowed. Throws UsageError if none.

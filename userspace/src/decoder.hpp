@@ -89,6 +89,10 @@ public:
 	// Decode one sub-buffer page of @size bytes from @cpu's buffer,
 	// appending to @out.
 	PageResult decode_page(const void *page, size_t size, int cpu, std::vector<Sample> &out);
+	// Decode one record (the event's data, @size bytes, as a page or a
+	// trace-cmd file holds it), appending to @out and counting in @r.
+	void decode_record(const uint8_t *data, int size, uint64_t ts, int cpu, PageResult &r,
+			   std::vector<Sample> &out);
 
 	const std::string &device_name(uint32_t id) const { return devices_[id]; }
 	size_t device_count() const { return devices_.size(); }
@@ -111,8 +115,6 @@ private:
 		int min_size = 0;
 	};
 	uint32_t intern(std::string_view name);
-	void decode_record(const uint8_t *p, int esize, uint64_t ts, int cpu, PageResult &r,
-			   std::vector<Sample> &out);
 
 	tep_handle *tep_;
 	size_t commit_size_;

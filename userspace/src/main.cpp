@@ -67,6 +67,7 @@ int main(int argc, char **argv)
 					  [](const kprof::StatusOptions &o) { return kprof::run_status(o); },
 					  [](const kprof::ListOptions &o) { return kprof::run_list(o); },
 					  [](const kprof::EnableOptions &o) { return kprof::run_enable(o); },
+					  [](const kprof::ReportOptions &o) { return kprof::run_report(o); },
 					  [](const kprof::LatencyOptions &o) { return kprof::run_latency(o); },
 					  [](const kprof::CountersOptions &o) { return kprof::run_counters(o); },
 					  [](const kprof::IrqOptions &o) { return kprof::run_irq(o); },

@@ -1,0 +1,90 @@
+# kprof-arch: amd64
+# kprofctl report -i on a file trace-cmd recorded: per event and device
+# the counts trace-cmd report shows, percentiles within the histogram's
+# 1/1024 of an exact sort of the same values, min and max exact; and the
+# events trace-cmd's file says were dropped, counted exactly. x86 guests
+# carry trace-cmd and the host's dynamic kprofctl (kprofctl-dyn): report
+# -i needs libtracecmd, which has no static build.
+. /tests/lib.sh
+
+command -v trace-cmd >/dev/null || fail "no trace-cmd in the guest"
+load kprof
+insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=2000 batch=8 irq_coalesce=4 || fail insmod
+
+# record_traffic FILE BUF_KB SECONDS: trace-cmd record -e kprof around traffic
+record_traffic() {
+	trace-cmd record -e kprof -b "$2" -o "$1" >/tmp/rec.log 2>&1 &
+	rpid=$!
+	n=0
+	until [ "$(cat $TR/events/kprof/kprof_batch/enable)" = 1 ]; do
+		n=$((n + 1))
+		[ $n -lt 100 ] || fail "trace-cmd did not start recording: $(cat /tmp/rec.log)"
+		sleep 0.1
+	done
+	run_traffic "$3"
+	kill -INT $rpid
+	wait $rpid || fail "trace-cmd record failed: $(cat /tmp/rec.log)"
+}
+
+record_traffic /tmp/t.dat 2048 2
+trace-cmd report -i /tmp/t.dat >/tmp/t.txt 2>/dev/null
+kprofctl-dyn report -i /tmp/t.dat --json >/tmp/r.json 2>/tmp/r.err || fail "report -i: $(cat /tmp/r.err)"
+awk -f /tests/kprofctl_json.awk /tmp/r.json >/tmp/r.txt
+grep -q '^lost false$' /tmp/r.txt || fail "losses reported in a quiet recording"
+n=0
+for d in pktproc-q0 pktproc-q1; do
+	for k in irq_thread_latency:kprof_irq_thread_latency:delta_ns irq_handler:kprof_irq_handler:duration_ns \
+		batch:kprof_batch:duration_ns span:0:kprof_span:delta_ns; do
+		f=${k##*:}; rest=${k%:*}; ev=${rest##*:}; label=${rest%:*}
+		grep " $ev: *dev=$d " /tmp/t.txt | sed "s/.* $f=\([0-9]*\).*/\1/" | sort -n >/tmp/v.txt
+		want=$(wc -l </tmp/v.txt)
+		[ "$want" -gt 100 ] || fail "$d $ev: only $want events recorded"
+		set -- $(grep "^stat $label $d null " /tmp/r.txt) || fail "no $label row for $d"
+		expect_eq "$d $label count = trace-cmd report's" "$5" "$want"
+		expect_eq "$d $label min" "$6" "$(head -n 1 /tmp/v.txt)"
+		expect_eq "$d $label max" "$7" "$(tail -n 1 /tmp/v.txt)"
+		p50=$8
+		set -- $(grep "^pct $label $d null " /tmp/r.txt)
+		for pp in 50:$p50 90:$5 99:$6; do
+			p=${pp%%:*} got=${pp#*:}
+			exact=$(sed -n "$(((want * p + 99) / 100))p" /tmp/v.txt)
+			awk -v g="$got" -v e="$exact" 'BEGIN { d = g - e; if (d < 0) d = -d; exit !(d * 1024 <= e) }' ||
+				fail "$d $label p$p: $got, exact $exact"
+		done
+		echo "ok: $d $label p50/p90/p99 within 1/1024 of the exact sort"
+		n=$((n + 1))
+	done
+done
+expect_eq "rows compared" $n 8
+# The tracker rode along (trace-cmd enabled every kprof event): its rows too.
+grep -q '^stat entry_to_running ' /tmp/r.txt || fail "no tracker rows"
+# Filters: -e and --device narrow the rows, -c the CPUs.
+kprofctl-dyn report -i /tmp/t.dat -e batch --device pktproc-q1 --csv >/tmp/r.csv 2>/dev/null
+expect_eq "filtered CSV rows" "$(tail -n +2 /tmp/r.csv | cut -d, -f1,2 | sort -u | tr '\n' ' ')" "batch,pktproc-q1 "
+set +e
+kprofctl-dyn report -i /tmp/t.dat -e nosuch >/dev/null 2>/tmp/e.txt; rc=$?
+kprofctl-dyn report -i /nonexistent >/dev/null 2>>/tmp/e.txt; rc2=$?
+kprofctl-dyn report -i /tests/lib.sh >/dev/null 2>>/tmp/e.txt; rc3=$?
+kprofctl report -i /tmp/t.dat >/dev/null 2>>/tmp/e.txt; rc4=$?
+set -e
+cat /tmp/e.txt
+expect_eq "unknown event: usage error" $rc 2
+expect_eq "missing file: usage error" $rc2 2
+expect_eq "not a trace-cmd file" $rc3 1
+expect_eq "the static kprofctl says it cannot" $rc4 1
+grep -q "without libtracecmd" /tmp/e.txt || fail "the static kprofctl does not say why"
+
+# A 4 KiB buffer at 20000 packets/s: trace-cmd's file records the events
+# the ring buffer dropped; report -i counts exactly those.
+rmmod kprof_pktproc
+insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=20000 batch=1 work_ns=0 pass_overhead_ns=0 || fail insmod
+record_traffic /tmp/l.dat 4 2
+trace-cmd report -i /tmp/l.dat >/tmp/l.txt 2>/dev/null
+dropped=$(sed -n 's/.*\[\([0-9]*\) EVENTS DROPPED\].*/\1/p' /tmp/l.txt | awk '{ s += $1 } END { print s + 0 }')
+echo "trace-cmd report: $dropped events dropped"
+[ "$dropped" -gt 0 ] || fail "nothing dropped: the rate is too low to show anything"
+kprofctl-dyn report -i /tmp/l.dat --json >/tmp/l.json 2>/tmp/l.err || fail "report -i: $(cat /tmp/l.err)"
+awk -f /tests/kprofctl_json.awk /tmp/l.json >/tmp/l.out
+grep -q '^lost true$' /tmp/l.out || fail "the dropped events are not reported"
+expect_eq "events lost per the file's page headers" "$(sed -n 's/^buffer_lost //p' /tmp/l.out)" "$dropped"
+rmmod kprof_pktproc
