@@ -5,6 +5,7 @@
 #   make deps        install what is missing (root; Debian 12)
 #   make check       deps + build + every unit and VM test (ctest)
 #   make demo        boot the 6.1 guest and show what kprof reports
+#   make bench       performance figures into BENCH.md (not part of check)
 #   make help        all targets and variables
 
 BUILD    := $(CURDIR)/build
@@ -32,13 +33,13 @@ CROSS_COMPILE ?=
 MOD_KDIR := $(if $(KDIR),$(KDIR),$(if $(KERNELRELEASE),/lib/modules/$(KERNELRELEASE)/build))
 MOD_ENV := KDIR="$(MOD_KDIR)" KREL="$(KERNELRELEASE)" JOBS="$(JOBS)" ARCH="$(ARCH)" CROSS_COMPILE="$(CROSS_COMPILE)"
 
-.PHONY: all help deps modules userspace static boards build check unit vm demo vm-shell install clean
+.PHONY: all help deps modules userspace static boards build check unit vm demo vm-shell install clean bench
 
 all: build
 
 help:
 	@sed -n '2,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
-	@echo 'Targets: deps modules userspace static boards build check unit vm demo vm-shell install clean'
+	@echo 'Targets: deps modules userspace static boards build check unit vm demo vm-shell install clean bench'
 	@echo 'Variables: KERNEL=<an id of ci/kernels.list, e.g. 6.1 or arm64-6.12> (vm-shell),'
 	@echo '           KDIR= KERNELRELEASE= (modules, install), ARCH=arm64|arm CROSS_COMPILE= (modules, static, install),'
 	@echo '           DESTDIR= PREFIX=/usr/local (install), JOBS=N'
@@ -96,6 +97,9 @@ unit: userspace
 
 vm: modules static boards userspace
 	cd $(BUILD)/host && ctest --output-on-failure -j $(JOBS) -L vm
+
+bench: userspace
+	bash ci/bench.sh
 
 demo: deps
 	$(MAKE) modules static

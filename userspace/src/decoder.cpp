@@ -174,6 +174,11 @@ bool Decoder::knows(EventKind k) const
 
 uint32_t Decoder::intern(std::string_view name)
 {
+	// A handful of devices: a linear scan beats the map's string compares.
+	if (devices_.size() <= kScanDevices)
+		for (uint32_t i = 0; i < devices_.size(); i++)
+			if (devices_[i] == name)
+				return i;
 	auto it = device_ids_.find(name);
 	if (it != device_ids_.end())
 		return it->second;

@@ -115,6 +115,7 @@ private:
 		int min_size = 0;
 	};
 	uint32_t intern(std::string_view name);
+	static constexpr size_t kScanDevices = 16;
 
 	tep_handle *tep_;
 	size_t commit_size_;

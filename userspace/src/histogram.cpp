@@ -40,15 +40,18 @@ uint64_t Histogram::bucket(size_t index) const
 void Histogram::record(uint64_t v)
 {
 	slot(index_of(v))++;
-	if (!count_ || v < min_)
+	if (!count_) {
+		min_ = max_ = v;
+		shift_ = double(v);
+	} else if (v < min_) {
 		min_ = v;
-	if (v > max_)
+	} else if (v > max_) {
 		max_ = v;
+	}
 	count_++;
-	// Welford's online update.
-	const double d = double(v) - mean_;
-	mean_ += d / double(count_);
-	m2_ += d * (double(v) - mean_);
+	const double d = double(v) - shift_;
+	s1_ += d;
+	s2_ += d * d;
 }
 
 void Histogram::add_bucket(size_t index, uint64_t n)
@@ -64,13 +67,14 @@ void Histogram::finish(uint64_t count, uint64_t sum, uint64_t min, uint64_t max)
 	count_ = count;
 	min_ = min;
 	max_ = max;
-	mean_ = count ? double(sum) / double(count) : 0;
-	m2_ = 0;
+	shift_ = count ? double(sum) / double(count) : 0;	// the exact mean
+	s1_ = 0;
+	s2_ = 0;
 	for (size_t g = 0; g < kGroups; g++)
 		for (size_t i = 0; i < groups_[g].size(); i++)
 			if (groups_[g][i]) {
-				const double d = double(std::clamp(mid_of(g * kSubBuckets + i), min, max)) - mean_;
-				m2_ += double(groups_[g][i]) * d * d;
+				const double d = double(std::clamp(mid_of(g * kSubBuckets + i), min, max)) - shift_;
+				s2_ += double(groups_[g][i]) * d * d;
 			}
 }
 
@@ -86,15 +90,15 @@ void Histogram::merge(const Histogram &o)
 		count_ = o.count_;
 		min_ = o.min_;
 		max_ = o.max_;
-		mean_ = o.mean_;
-		m2_ = o.m2_;
+		shift_ = o.shift_;
+		s1_ = o.s1_;
+		s2_ = o.s2_;
 		return;
 	}
-	// Chan et al.'s parallel combination of two Welford states.
-	const double n1 = double(count_), n2 = double(o.count_), n = n1 + n2;
-	const double d = o.mean_ - mean_;
-	mean_ += d * n2 / n;
-	m2_ += o.m2_ + d * d * n1 * n2 / n;
+	// o's sums moved to this shift: v - shift = (v - o.shift) + delta.
+	const double delta = o.shift_ - shift_, n = double(o.count_);
+	s2_ += o.s2_ + 2 * delta * o.s1_ + n * delta * delta;
+	s1_ += o.s1_ + n * delta;
 	count_ += o.count_;
 	min_ = std::min(min_, o.min_);
 	max_ = std::max(max_, o.max_);
@@ -102,7 +106,10 @@ void Histogram::merge(const Histogram &o)
 
 double Histogram::stddev() const
 {
-	return count_ ? std::sqrt(m2_ / double(count_)) : 0.0;
+	if (!count_)
+		return 0.0;
+	const double n = double(count_);
+	return std::sqrt(std::max(0.0, s2_ / n - (s1_ / n) * (s1_ / n)));
 }
 
 uint64_t Histogram::percentile(double p) const

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // A log-linear latency histogram in the style of HdrHistogram, plus exact
-// count/min/max and Welford mean/variance. The bucket layout is kprof.ko's
+// count/min/max and the mean and variance from shifted sums. The bucket layout is kprof.ko's
 // (include/kprof/hist.h), so that in-kernel histograms load bucket by
 // bucket.
 //
@@ -47,7 +47,7 @@ public:
 	uint64_t count() const { return count_; }
 	uint64_t min() const { return count_ ? min_ : 0; }
 	uint64_t max() const { return max_; }
-	double mean() const { return mean_; }
+	double mean() const { return count_ ? shift_ + s1_ / double(count_) : 0; }
 	// Population standard deviation (divides by the count).
 	double stddev() const;
 
@@ -84,8 +84,12 @@ private:
 	uint64_t count_ = 0;
 	uint64_t min_ = 0;
 	uint64_t max_ = 0;
-	double mean_ = 0;
-	double m2_ = 0;
+	// The mean and variance as shifted sums: s1_ and s2_ add up v - shift_
+	// and its square, shift_ being the first value recorded (so that the
+	// sums stay small and nothing cancels). No division per value.
+	double shift_ = 0;
+	double s1_ = 0;
+	double s2_ = 0;
 };
 
 }  // namespace kprof
