@@ -51,7 +51,7 @@ Each figure is the median of $REPS runs, with the spread (min-max) of the same r
 \`decode_bench\` (tests/bench/decode_bench.cpp) decodes the raw pages captured from a 6.1 guest
 (tests/unit/fixtures) over and over and aggregates every sample into the report's histograms,
 as \`kprofctl latency\` and \`report -i\` do; before each round it gives every latency field a new
-heavy-tailed value (1 us to tens of seconds), so that the histograms see N distinct samples.
+value, log-uniform from 16 us to 1 ms, so that the histograms see N distinct samples.
 The timed loop includes that patching. One core, no I/O.
 
 | events | decode + aggregate | spread | max RSS | spread |
