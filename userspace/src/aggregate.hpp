@@ -7,6 +7,7 @@
 #include "histogram.hpp"
 #include "report.hpp"
 
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -102,6 +103,12 @@ private:
 
 	AggregateOptions opts_;
 	std::unordered_map<uint64_t, Slot> slots_;
+	struct CacheEntry {
+		uint64_t key = 0;
+		Slot *slot = nullptr;
+	};
+	static constexpr unsigned kCacheBits = 6;
+	std::array<CacheEntry, 1 << kCacheBits> cache_{};
 	std::map<Key, Histogram> totals_;
 	std::map<CpuKey, Histogram> per_cpu_;
 	std::map<std::pair<std::string, std::string>, SeqTrack> seqs_;

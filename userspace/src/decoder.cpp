@@ -157,6 +157,10 @@ Decoder::Decoder(tep_handle *tep)
 		l.min_size = std::max(l.min_size, seq->offset + 8);
 		if (ev->id < 0 || ev->id > 65535)
 			throw std::runtime_error("implausible event id for " + std::string(spec.event));
+		if (tep_format_field *t = tep_find_common_field(ev, "common_type")) {
+			type_off_ = t->offset;	// the same in every event
+			type_size_ = t->size;
+		}
 		if (by_id_.size() <= size_t(ev->id))
 			by_id_.resize(ev->id + 1);
 		by_id_[ev->id] = l;
@@ -223,7 +227,10 @@ void Decoder::decode_record(const uint8_t *p, int esize, uint64_t ts, int cpu, P
 	rec.size = esize;
 	rec.ts = ts;
 	rec.cpu = cpu;
-	const int id = esize >= 2 ? tep_data_type(tep_, &rec) : -1;
+	// The event's type, read here: the common field's layout is known.
+	const int id = type_size_ && esize >= type_off_ + type_size_ ? int(load(p + type_off_, type_size_))
+		     : esize >= 2				     ? tep_data_type(tep_, &rec)
+								     : -1;
 	if (id < 0 || size_t(id) >= by_id_.size() || !by_id_[id].known) {
 		r.other++;
 		if (other_ && id >= 0)

@@ -119,6 +119,7 @@ private:
 
 	tep_handle *tep_;
 	size_t commit_size_;
+	int type_off_ = 0, type_size_ = 0;	// common_type; size 0: ask tep
 	std::vector<Layout> by_id_;	// indexed by event id
 	bool kinds_[kNumKinds] = {};
 	std::vector<std::string> devices_;
