@@ -98,10 +98,12 @@ rmmod kprof_pktproc
 rmmod kprof
 load kprof
 
-# A rate where streaming into an 8 KiB buffer loses events, with the
-# in-kernel run over the same window: it has every sample the module's
-# counters saw.
-insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=20000 batch=1 work_ns=0 pass_overhead_ns=0 || fail insmod
+# Streaming into an 8 KiB buffer with its reader stopped for a second
+# loses events; the in-kernel run over the same window has every sample
+# the module's counters saw. (20000 packets/s livelocked a 6.1-rt guest
+# in hard IRQs: the ring buffer's reader then warned that a writer made
+# no progress for a second.)
+insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=5000 batch=1 work_ns=0 pass_overhead_ns=0 || fail insmod
 D=pktproc-q0
 c0() { counter $D "$1"; }
 irqs0=$(c0 irqs) runs0=$(c0 thread_runs) unp0=$(c0 unpaired_runs) b0=$(c0 batches) sp0=$(c0 spans) bw0=$(c0 backwards)
@@ -111,13 +113,13 @@ kprofctl latency --in-kernel --json --device $D >/tmp/k.json 2>/tmp/k.err &
 kpid=$!
 wait_collecting
 wait_aggregating
-run_traffic 2
+run_traffic_stalled $spid
 kill -INT $spid $kpid
 wait $spid || fail "streaming run failed: $(cat /tmp/s.err)"
 wait $kpid || fail "in-kernel run failed: $(cat /tmp/k.err)"
 awk -f /tests/kprofctl_json.awk /tmp/s.json >/tmp/s.txt
 awk -f /tests/kprofctl_json.awk /tmp/k.json >/tmp/k.txt
-grep -q '^lost true$' /tmp/s.txt || fail "streaming into 8 KiB lost nothing: the rate is too low to show anything"
+grep -q '^lost true$' /tmp/s.txt || fail "streaming into 8 KiB with its reader stopped lost nothing"
 echo "streaming: $(sed -n 's/^missed_total //p' /tmp/s.txt) events lost"
 grep -q '^lost false$' /tmp/k.txt || fail "the in-kernel report claims a loss"
 expect_eq "backwards samples" "$(c0 backwards)" "$bw0"
@@ -127,7 +129,7 @@ expect_eq "in-kernel irq_thread_latency = thread runs paired" "$(kc irq_thread_l
 	$(($(c0 thread_runs) - runs0 - $(c0 unpaired_runs) + unp0))
 expect_eq "in-kernel batch = batches counted" "$(kc batch)" $(($(c0 batches) - b0))
 expect_eq "in-kernel span:packet = spans counted" "$(kc span:packet)" $(($(c0 spans) - sp0))
-[ "$(kc batch)" -gt 1000 ] || fail "only $(kc batch) batches at 20000 pps"
+[ "$(kc batch)" -gt 1000 ] || fail "only $(kc batch) batches in 3 s at 5000 pps"
 grep -q pktproc-q1 /tmp/k.txt && fail "--device $D reported another device"
 echo "in-kernel: $(kc batch) batches, $(kc irq_handler) IRQs, none lost"
 rmmod kprof_pktproc

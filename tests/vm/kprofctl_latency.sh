@@ -83,14 +83,15 @@ head -n 1 /tmp/l.csv | grep -q '^event,device,cpu,count,min_us' || fail "bad CSV
 grep -q '^batch,pktproc-q1,all,[1-9]' /tmp/l.csv || fail "no batch row for pktproc-q1 under traffic"
 if grep -v '^event' /tmp/l.csv | grep -v '^batch,pktproc-q1,'; then fail "CSV has rows outside the filters"; fi
 
-# An overrun: a 4 KiB buffer against a fast device. The report says so.
-echo 20000 >"$PP/rate_pps"
+# An overrun: a 4 KiB buffer whose reader stops for a second. The report
+# says so.
+echo 5000 >"$PP/rate_pps"
 echo 1 >"$PP/batch"
 echo 1 >"$PP/irq_coalesce"
 kprofctl latency -b 4 --json >/tmp/o.json 2>/tmp/o.err &
 pid=$!
 wait_collecting
-run_traffic 2
+run_traffic_stalled $pid
 kill -INT $pid
 wait $pid
 awk -f /tests/kprofctl_json.awk /tmp/o.json >/tmp/o.txt

@@ -11,7 +11,8 @@ command -v trace-cmd >/dev/null || fail "no trace-cmd in the guest"
 load kprof
 insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=2000 batch=8 irq_coalesce=4 || fail insmod
 
-# record_traffic FILE BUF_KB SECONDS: trace-cmd record -e kprof around traffic
+# record_traffic FILE BUF_KB SECONDS|stalled: trace-cmd record -e kprof
+# around traffic (stalled: run_traffic_stalled, all trace-cmd processes)
 record_traffic() {
 	trace-cmd record -e kprof -b "$2" -o "$1" >/tmp/rec.log 2>&1 &
 	rpid=$!
@@ -21,7 +22,11 @@ record_traffic() {
 		[ $n -lt 100 ] || fail "trace-cmd did not start recording: $(cat /tmp/rec.log)"
 		sleep 0.1
 	done
-	run_traffic "$3"
+	if [ "$3" = stalled ]; then
+		run_traffic_stalled "$(pidof trace-cmd)"
+	else
+		run_traffic "$3"
+	fi
 	kill -INT $rpid
 	wait $rpid || fail "trace-cmd record failed: $(cat /tmp/rec.log)"
 }
@@ -74,15 +79,15 @@ expect_eq "not a trace-cmd file" $rc3 1
 expect_eq "the static kprofctl says it cannot" $rc4 1
 grep -q "without libtracecmd" /tmp/e.txt || fail "the static kprofctl does not say why"
 
-# A 4 KiB buffer at 20000 packets/s: trace-cmd's file records the events
-# the ring buffer dropped; report -i counts exactly those.
+# A 4 KiB buffer with trace-cmd stopped for a second: its file records
+# the events the ring buffer dropped; report -i counts exactly those.
 rmmod kprof_pktproc
-insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=20000 batch=1 work_ns=0 pass_overhead_ns=0 || fail insmod
-record_traffic /tmp/l.dat 4 2
+insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=5000 batch=1 work_ns=0 pass_overhead_ns=0 || fail insmod
+record_traffic /tmp/l.dat 4 stalled
 trace-cmd report -i /tmp/l.dat >/tmp/l.txt 2>/dev/null
 dropped=$(sed -n 's/.*\[\([0-9]*\) EVENTS DROPPED\].*/\1/p' /tmp/l.txt | awk '{ s += $1 } END { print s + 0 }')
 echo "trace-cmd report: $dropped events dropped"
-[ "$dropped" -gt 0 ] || fail "nothing dropped: the rate is too low to show anything"
+[ "$dropped" -gt 0 ] || fail "nothing dropped with trace-cmd stopped"
 kprofctl-dyn report -i /tmp/l.dat --json >/tmp/l.json 2>/tmp/l.err || fail "report -i: $(cat /tmp/l.err)"
 awk -f /tests/kprofctl_json.awk /tmp/l.json >/tmp/l.out
 grep -q '^lost true$' /tmp/l.out || fail "the dropped events are not reported"

@@ -70,6 +70,19 @@ run_traffic() {
 	echo 1 >"$PP/stop"
 }
 
+# run_traffic_stalled PIDS: 3 s of traffic with the readers PIDS stopped
+# (SIGSTOP) for the middle second, so that a small buffer must drop events
+# at a rate the guest handles without an interrupt livelock.
+run_traffic_stalled() {
+	echo 1 >"$PP/start"
+	sleep 1
+	kill -STOP $1
+	sleep 1
+	kill -CONT $1
+	sleep 1
+	echo 1 >"$PP/stop"
+}
+
 # count_events FILE EVENT: events of one kind in a trace file
 count_events() {
 	grep -c " $2: " "$1" || true
