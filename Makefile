@@ -98,7 +98,7 @@ unit: userspace
 vm: modules static boards userspace
 	cd $(BUILD)/host && ctest --output-on-failure -j $(JOBS) -L vm
 
-bench: userspace
+bench: modules static userspace
 	bash ci/bench.sh
 
 demo: deps

@@ -12,16 +12,6 @@ expect_eq "aggregation off at load" "$(cat $A)" 0
 expect_einval 2 $A	# nothing to freeze
 expect_einval 3 $A
 
-# wait_aggregating: until kprofctl --in-kernel has switched aggregation on
-wait_aggregating() {
-	n=0
-	until [ "$(cat $A)" = 1 ]; do
-		n=$((n + 1))
-		[ $n -lt 100 ] || fail "kprofctl --in-kernel did not switch aggregation on within 10 s"
-		sleep 0.1
-	done
-}
-
 # Both modes over the same window; the traffic runs only inside it.
 kprofctl latency --json -b 2048 >/tmp/s.json 2>/tmp/s.err &
 spid=$!

@@ -16,12 +16,7 @@ insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=2000 batch=8 irq_co
 record_traffic() {
 	trace-cmd record -e kprof -b "$2" -o "$1" >/tmp/rec.log 2>&1 &
 	rpid=$!
-	n=0
-	until [ "$(cat $TR/events/kprof/kprof_batch/enable)" = 1 ]; do
-		n=$((n + 1))
-		[ $n -lt 100 ] || fail "trace-cmd did not start recording: $(cat /tmp/rec.log)"
-		sleep 0.1
-	done
+	wait_for $TR/events/kprof/kprof_batch/enable 1 "trace-cmd did not start recording"
 	if [ "$3" = stalled ]; then
 		run_traffic_stalled "$(pidof trace-cmd)"
 	else

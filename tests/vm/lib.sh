@@ -131,10 +131,23 @@ batch_stats() {
 # has switched its events on (EVENT, default kprof_span), so that traffic
 # starts inside its window.
 wait_collecting() {
+	wait_for "$TR/instances/${1:-kprof}/events/kprof/${2:-kprof_span}/enable" 1 \
+		"kprofctl did not start collecting"
+}
+
+# wait_aggregating: wait (10 s at most) until kprofctl --in-kernel has
+# switched the in-kernel aggregation on
+wait_aggregating() {
+	wait_for "$KP/aggregate" 1 "kprofctl --in-kernel did not switch aggregation on"
+}
+
+# wait_for FILE VALUE WHAT: wait (10 s at most) until FILE reads VALUE,
+# else fail with WHAT
+wait_for() {
 	n=0
-	until [ "$(cat "$TR/instances/${1:-kprof}/events/kprof/${2:-kprof_span}/enable" 2>/dev/null)" = 1 ]; do
+	until [ "$(cat "$1" 2>/dev/null)" = "$2" ]; do
 		n=$((n + 1))
-		[ $n -lt 100 ] || fail "kprofctl did not start collecting within 10 s"
+		[ $n -lt 100 ] || fail "$3 within 10 s"
 		sleep 0.1
 	done
 }
