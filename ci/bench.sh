@@ -52,12 +52,12 @@ release() { sed -n 's/^PASS .* (\([^,]*\),.*/\1/p' <<<"$1"; }
 # P1a: REPS boots of the hook microbenchmark, the min ratios of each.
 p1_rows=""
 for rep in $(seq "$REPS"); do
-	out=$(guest kprof_bench)
-	release=$(release "$out")
+	p1_out=$(guest kprof_bench)
+	release=$(release "$p1_out")
 	p1_rows+=$(awk -v rep="$rep" '
 		/^(baseline|key_off|key_on): min/ { sub(":", "", $1); min[$1] = $3; med[$1] = $5; r[$1] = $(NF - 2) }
 		END { printf "| %d | %s | %s | %s | %s | %sx | %s | %sx |", rep, min["baseline"], med["baseline"],
-			min["key_off"], med["key_off"], r["key_off"], min["key_on"], r["key_on"] }' <<<"$out")$'\n'
+			min["key_off"], med["key_off"], r["key_off"], min["key_on"], r["key_on"] }' <<<"$p1_out")$'\n'
 	info "P1a boot $rep done"
 done
 
