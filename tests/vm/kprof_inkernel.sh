@@ -1,8 +1,8 @@
 # In-kernel aggregation (kprofctl latency --in-kernel) against streaming on
 # the same traffic: the same samples, so identical counts, min, max and
-# percentiles (the same buckets), and the mean to float rounding. Then at a
-# rate where streaming into a small buffer loses events: in-kernel loses
-# none (the module's counters are the oracle).
+# percentiles (the same buckets), and the mean to float rounding. Then with
+# streaming into a small buffer whose reader stops for a second, so that it
+# loses events: in-kernel loses none (the module's counters are the oracle).
 . /tests/lib.sh
 
 load kprof
