@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprof/bench: what a hook costs. Writing N times a small workload N
- * times in each of three states:
+ * times in each of four states:
  *
  *   baseline  the workload alone, no hook compiled in;
  *   key_off   the workload between kprof_batch_begin()/kprof_batch_end(),
  *             nobody listening (the static branches are NOPs);
  *   key_on    the same with kprof_batch enabled in the bench's own trace
  *             instance "kprof_bench" (each iteration writes one event there,
- *             never into the top-level buffer).
+ *             never into the top-level buffer);
+ *   bare_on   the workload, then a bare one-field event (kprof_bench_bare,
+ *             kprof_bench_trace.h) enabled in the same instance: what an
+ *             enabled hook pair is measured against.
  *
  * The iterations run in at most BENCH_MAX_ROUNDS rounds of the same size
- * for every state (enabling and disabling the event costs text patching, so
- * key_on rounds are few), each round in sections that take about a
- * millisecond in the key_on state; preemption is off only inside a section,
- * and the writer can be interrupted between sections. Each round runs the
- * three states in a rotating order, so drift in clock speed or cache state
+ * for every state (enabling and disabling an event costs text patching, so
+ * key_on and bare_on rounds are few), each round in sections that take about
+ * a millisecond in the key_on state; preemption is off only inside a
+ * section, and the writer can be interrupted between sections. Each round
+ * runs the four states in a rotating order, so drift in clock speed or cache state
  * hits them alike. Reading prints, per state, the minimum,
  * median and maximum over the rounds in ns per iteration, and the ratio of
  * the minima to the baseline's. The writer must find kprof idle (no kprof
@@ -39,14 +42,17 @@
 #include "compat.h"
 #include "kprof_internal.h"
 
+#define CREATE_TRACE_POINTS
+#include "kprof_bench_trace.h"
+
 #define BENCH_MAX_ITERS		100000000U
 #define BENCH_SECTION_NS	NSEC_PER_MSEC	/* a key_on section, about */
 #define BENCH_MIN_SECTION	16U
 #define BENCH_MAX_ROUNDS	50U
 #define BENCH_INSTANCE		"kprof_bench"
 
-enum { B_BASE, B_OFF, B_ON, B_NR };
-static const char * const state_names[B_NR] = { "baseline", "key_off", "key_on" };
+enum { B_BASE, B_OFF, B_ON, B_BARE, B_NR };
+static const char * const state_names[B_NR] = { "baseline", "key_off", "key_on", "bare_on" };
 
 static DEFINE_MUTEX(bench_mutex);
 static struct {
@@ -86,9 +92,26 @@ static noinline u64 bench_loop_hooked(struct kprof_dev *dev, unsigned int n, u32
 	return ktime_get_ns() - t0;
 }
 
-static int bench_listen(struct trace_array *tr, bool on)
+static noinline u64 bench_loop_bare(struct kprof_dev *dev, unsigned int n, u32 *acc)
 {
-	return trace_array_set_clr_event(tr, "kprof", "kprof_batch", on);
+	u64 t0 = ktime_get_ns();
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		*acc = bench_work(*acc + i);
+		trace_kprof_bench_bare(*acc);
+	}
+	return ktime_get_ns() - t0;
+}
+
+/* The event @state writes, enabled or disabled in the bench's instance. */
+static int bench_listen(struct trace_array *tr, int state, bool on)
+{
+	if (state == B_BARE)
+		return trace_array_set_clr_event(tr, "kprof_bench", "kprof_bench_bare", on);
+	if (state == B_ON)
+		return trace_array_set_clr_event(tr, "kprof", "kprof_batch", on);
+	return 0;
 }
 
 /* @n iterations in @state, in sections with preemption points between. */
@@ -103,6 +126,8 @@ static int bench_loop(struct kprof_dev *dev, int state, unsigned int n,
 		preempt_disable();
 		if (state == B_BASE)
 			*ns += bench_loop_base(dev, this, acc);
+		else if (state == B_BARE)
+			*ns += bench_loop_bare(dev, this, acc);
 		else
 			*ns += bench_loop_hooked(dev, this, acc);
 		preempt_enable();
@@ -117,16 +142,13 @@ static int bench_loop(struct kprof_dev *dev, int state, unsigned int n,
 static int bench_round(struct kprof_dev *dev, struct trace_array *tr, int state,
 		       unsigned int n, unsigned int section, u32 *acc, u64 *ns)
 {
-	int ret, ret2 = 0;
+	int ret, ret2;
 
-	if (state == B_ON) {
-		ret = bench_listen(tr, true);
-		if (ret)
-			return ret;
-	}
+	ret = bench_listen(tr, state, true);
+	if (ret)
+		return ret;
 	ret = bench_loop(dev, state, n, section, acc, ns);
-	if (state == B_ON)
-		ret2 = bench_listen(tr, false);
+	ret2 = bench_listen(tr, state, false);
 	return ret ?: ret2;
 }
 
@@ -223,7 +245,8 @@ out_ps:
 	for (i = 0; i < B_NR; i++)
 		kvfree(ps[i]);
 out_tr:
-	bench_listen(tr, false);
+	bench_listen(tr, B_ON, false);
+	bench_listen(tr, B_BARE, false);
 	trace_array_put(tr);
 	trace_array_destroy(tr);
 out_dev:
@@ -241,6 +264,15 @@ static void show_ns(struct seq_file *m, const char *what, u64 ps)
 	seq_printf(m, " %s %llu.%03u", what, ns, rem);
 }
 
+/* @num / @den as " N.NNNN", integer only */
+static void show_ratio(struct seq_file *m, u64 num, u64 den)
+{
+	u32 frac;
+	u64 whole = div_u64_rem(div64_u64(num * 10000, max_t(u64, den, 1)), 10000, &frac);
+
+	seq_printf(m, " %llu.%04u", whole, frac);
+}
+
 static int bench_show(struct seq_file *m, void *v)
 {
 	int s;
@@ -253,21 +285,21 @@ static int bench_show(struct seq_file *m, void *v)
 	seq_printf(m, "iterations: %u\nrounds: %u of %u iterations per state, interleaved, in sections of %u\n",
 		   result.iters, result.rounds, result.chunk, result.section);
 	for (s = 0; s < B_NR; s++) {
-		/* 1/10000ths of the baseline's minimum, integer only */
-		u64 ratio = div64_u64(result.min_ps[s] * 10000,
-				      max_t(u64, result.min_ps[B_BASE], 1));
-		u32 frac;
-		u64 whole = div_u64_rem(ratio, 10000, &frac);
-
 		seq_printf(m, "%s:", state_names[s]);
 		show_ns(m, "min", result.min_ps[s]);
 		show_ns(m, "median", result.med_ps[s]);
 		show_ns(m, "max", result.max_ps[s]);
-		seq_printf(m, " ns/iter, min %llu.%04u x baseline\n", whole, frac);
+		seq_puts(m, " ns/iter, min");
+		show_ratio(m, result.min_ps[s], result.min_ps[B_BASE]);
+		seq_puts(m, " x baseline\n");
 	}
 	/* What the two disabled hooks add per iteration, at the minima. */
 	seq_printf(m, "key_off_overhead: %lld ps/iter\n",
 		   (s64)result.min_ps[B_OFF] - (s64)result.min_ps[B_BASE]);
+	/* An enabled hook pair against a bare event, both over the workload. */
+	seq_puts(m, "key_on_vs_bare_on: min");
+	show_ratio(m, result.min_ps[B_ON], result.min_ps[B_BARE]);
+	seq_puts(m, " x\n");
 out:
 	mutex_unlock(&bench_mutex);
 	return 0;
