@@ -23,6 +23,17 @@
 #include <linux/jump_label.h>
 #include <linux/types.h>
 
+/*
+ * Whether a hook does anything: the static branch, a NOP while nobody
+ * listens. A driver built with -DKPROF_NO_HOOKS has every hook compiled out
+ * (make bench's P1b measures a driver against such a build of itself).
+ */
+#ifdef KPROF_NO_HOOKS
+#define kprof_listening()	false
+#else
+#define kprof_listening()	static_branch_unlikely(&kprof_active)
+#endif
+
 /* Span ids are 0 .. KPROF_MAX_SPANS - 1. */
 #define KPROF_MAX_SPANS		8
 /* Longest device name, without the terminating NUL. */
@@ -87,7 +98,7 @@ u64 __kprof_now(void);
  */
 static __always_inline void kprof_irq_enter(struct kprof_dev *dev)
 {
-	if (static_branch_unlikely(&kprof_active))
+	if (kprof_listening())
 		__kprof_irq_enter(dev);
 }
 
@@ -110,7 +121,7 @@ static __always_inline void kprof_irq_enter(struct kprof_dev *dev)
 static __always_inline irqreturn_t kprof_irq_exit(struct kprof_dev *dev,
 						  irqreturn_t ret)
 {
-	if (static_branch_unlikely(&kprof_active))
+	if (kprof_listening())
 		__kprof_irq_exit(dev, ret);
 	return ret;
 }
@@ -125,7 +136,7 @@ static __always_inline irqreturn_t kprof_irq_exit(struct kprof_dev *dev,
  */
 static __always_inline void kprof_thread_begin(struct kprof_dev *dev)
 {
-	if (static_branch_unlikely(&kprof_active))
+	if (kprof_listening())
 		__kprof_thread_begin(dev);
 }
 
@@ -137,7 +148,7 @@ static __always_inline void kprof_thread_begin(struct kprof_dev *dev)
  */
 static __always_inline void kprof_batch_begin(struct kprof_dev *dev)
 {
-	if (static_branch_unlikely(&kprof_active))
+	if (kprof_listening())
 		__kprof_batch_begin(dev);
 }
 
@@ -150,7 +161,7 @@ static __always_inline void kprof_batch_begin(struct kprof_dev *dev)
  */
 static __always_inline void kprof_batch_end(struct kprof_dev *dev, u32 npackets)
 {
-	if (static_branch_unlikely(&kprof_active))
+	if (kprof_listening())
 		__kprof_batch_end(dev, npackets);
 }
 
@@ -165,7 +176,7 @@ static __always_inline void kprof_batch_end(struct kprof_dev *dev, u32 npackets)
  */
 static __always_inline void kprof_span_begin(struct kprof_dev *dev, u32 id)
 {
-	if (static_branch_unlikely(&kprof_active))
+	if (kprof_listening())
 		__kprof_span_begin(dev, id);
 }
 
@@ -178,7 +189,7 @@ static __always_inline void kprof_span_begin(struct kprof_dev *dev, u32 id)
  */
 static __always_inline void kprof_span_end(struct kprof_dev *dev, u32 id)
 {
-	if (static_branch_unlikely(&kprof_active))
+	if (kprof_listening())
 		__kprof_span_end(dev, id);
 }
 
@@ -190,7 +201,7 @@ static __always_inline void kprof_span_end(struct kprof_dev *dev, u32 id)
  */
 static __always_inline u64 kprof_now(void)
 {
-	if (static_branch_unlikely(&kprof_active))
+	if (kprof_listening())
 		return __kprof_now();
 	return 0;
 }
@@ -204,7 +215,7 @@ static __always_inline u64 kprof_now(void)
 static __always_inline void kprof_span_end_at(struct kprof_dev *dev, u32 id,
 					      u64 start_ns)
 {
-	if (static_branch_unlikely(&kprof_active) && start_ns)
+	if (kprof_listening() && start_ns)
 		__kprof_span_end_at(dev, id, start_ns);
 }
 
