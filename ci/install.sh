@@ -40,7 +40,7 @@ else
 fi
 extra=$destdir/lib/modules/$rel/extra
 for ko in "$mods"/*.ko; do
-	case "$(basename "$ko")" in kprof_test_* | kprof_stress.ko | kprof_example.ko) continue ;; esac
+	case "$(basename "$ko")" in kprof_test_* | kprof_stress.ko | kprof_example.ko | kprof_pktproc_nohooks.ko) continue ;; esac
 	install -D -m 0644 "$ko" "$extra/$(basename "$ko")"
 	echo "installed $extra/$(basename "$ko")"
 done
