@@ -13,6 +13,8 @@
 #   4 setup error on the host
 # The console log is kept in build/vm-logs/<kernel>/<test>.log.
 # KPROF_VM_TIMEOUT (seconds, default 180) bounds the whole boot.
+# KPROF_VM_QEMU adds QEMU arguments (make bench: more memory, a disk that
+# carries a file out of the guest).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -69,7 +71,8 @@ armhf)
 *) echo "kprof: no QEMU guest for architecture $arch" >&2; exit 4 ;;
 esac
 command -v "${qemu[0]}" >/dev/null || { echo "kprof: ${qemu[0]} missing; run 'make deps'" >&2; exit 4; }
-qemu+=(-smp 2 -nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" "${qextra[@]}")
+read -r -a qenv <<<"${KPROF_VM_QEMU:-}"
+qemu+=(-smp 2 -nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" "${qextra[@]}" "${qenv[@]}")
 
 if [ "$test" = shell ]; then
 	echo "kprof: booting $rel; the guest shell's 'poweroff -f' (or Ctrl-A X) quits" >&2

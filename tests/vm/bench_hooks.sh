@@ -2,7 +2,8 @@
 # driver while nobody listens. pktproc (hooks compiled in, key off) against
 # kprof_pktproc_nohooks (the same source built with KPROF_NO_HOOKS: every
 # hook compiled out), in alternating order, one queue at BENCH_PPS with
-# batch=1 and an IRQ per packet, for BENCH_SECS each. The cost is the IRQ
+# batch=1 and an IRQ per packet, for BENCH_SECS each, the IRQ thread on the
+# CPU the receive timer is not on. The cost is the IRQ
 # thread's CPU time (/proc/PID/schedstat, ns) per packet processed. Prints
 # one line per run for ci/bench.sh:
 #   P1b MODULE REP NS_PER_PACKET PACKETS
@@ -28,6 +29,11 @@ thread_ns() {
 run() {
 	insmod "$KPROF_MODDIR/$1.ko" nr_queues=1 rate_pps=$BENCH_PPS batch=1 irq_coalesce=1 || fail "insmod $1"
 	PP=/sys/kernel/debug/$1
+	# The IRQ (and so its thread) on the CPU the receive timer is not on,
+	# the same for both builds.
+	irq=$(sed -n 's/^q0: irq=\([0-9]*\) timer_cpu=\([0-9]*\).*/\1/p' $PP/stats)
+	tcpu=$(sed -n 's/^q0: irq=\([0-9]*\) timer_cpu=\([0-9]*\).*/\2/p' $PP/stats)
+	echo $((1 << (1 - tcpu))) >/proc/irq/$irq/smp_affinity || fail "cannot move IRQ $irq"
 	p0=$(sed -n 's/^processed: //p' $PP/stats)
 	t0=$(thread_ns)
 	run_traffic $BENCH_SECS

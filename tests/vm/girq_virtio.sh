@@ -9,15 +9,7 @@
 # kprof-qemu: -drive if=none,id=d0,driver=null-co,size=64M,read-zeroes=on -device virtio-blk-pci,drive=d0
 . /tests/lib.sh
 
-# In dependency order (modinfo -F depends).
-for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk; do
-	[ -f /lib/kmods/$m.ko ] || continue
-	insmod /lib/kmods/$m.ko || fail "insmod $m"
-done
-n=0
-until [ -b /dev/vda ]; do
-	n=$((n + 1)); [ $n -lt 50 ] || fail "no /dev/vda"; sleep 0.1
-done
+load_virtio_blk
 # The request queues' IRQs: "virtio0-requests" (one queue) or one
 # "virtio0-req.N" per queue (one per CPU).
 grep -E 'virtio[0-9]+-(requests|req\.[0-9]+)$' /proc/interrupts | awk '{ sub(/:$/, "", $1); print $1, $NF }' >/tmp/vq

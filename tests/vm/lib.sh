@@ -141,6 +141,21 @@ wait_aggregating() {
 	wait_for "$KP/aggregate" 1 "kprofctl --in-kernel did not switch aggregation on"
 }
 
+# load_virtio_blk: the kernel's own virtio-blk modules (ci/deps.sh's
+# GUEST_KMODS, in dependency order), then wait for /dev/vda
+load_virtio_blk() {
+	for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk; do
+		[ -f /lib/kmods/$m.ko ] || continue
+		insmod /lib/kmods/$m.ko || fail "insmod $m"
+	done
+	n=0
+	until [ -b /dev/vda ]; do
+		n=$((n + 1))
+		[ $n -lt 50 ] || fail "no /dev/vda"
+		sleep 0.1
+	done
+}
+
 # wait_for FILE VALUE WHAT: wait (10 s at most) until FILE reads VALUE,
 # else fail with WHAT
 wait_for() {
