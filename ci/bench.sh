@@ -127,7 +127,7 @@ Accuracy: 10^7 heavy-tailed values, p1 to p99.99 against an exact sort:
 ## P1a: the hook microbenchmark (kprof/bench), guest $KERNEL ($release), QEMU TCG
 
 \`echo 200000 >/sys/kernel/debug/kprof/bench\` (tests/vm/kprof_bench.sh), one boot per row:
-interleaved rounds of three states, preemptible between sections of about a millisecond.
+interleaved rounds of four states (bare_on is P2's), preemptible between sections of about a millisecond.
 ns per iteration of a small workload: alone (baseline), between
 \`kprof_batch_begin()/kprof_batch_end()\` with nobody listening (key_off), and with kprof_batch
 enabled in the bench's own instance (key_on). Ratios are of the minima, in the same boot.
