@@ -26,8 +26,6 @@ cmake --build "$KPROF_BUILD/host" --target decode_bench -j "$(nproc)" >/dev/null
 # field JSON NAME: a number from decode_bench's one-line JSON
 field() { sed -n "s/.*\"$2\": \([0-9.e+-]*\).*/\1/p" <<<"$1"; }
 
-# stats: median, min, max of the numbers on stdin
-stats() { sort -g | awk '{ v[NR] = $1 } END { printf "%s %s %s", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 
 decode_rows=""
 for n in 1000000 10000000 100000000; do

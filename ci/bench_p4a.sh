@@ -54,7 +54,6 @@ for _ in $(seq "$reps"); do
 	pipe_times+="$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }')"$'\n'
 	info "P4a: kprofctl $(tail -n 1 <<<"${kp_times%$'\n'}") s, pipeline $(tail -n 1 <<<"${pipe_times%$'\n'}") s"
 done
-stats() { sort -g | awk '{ v[NR] = $1 } END { printf "%s %s %s", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 read -r kmed kmin kmax <<<"$(printf %s "$kp_times" | stats)"
 read -r pmed pmin pmax <<<"$(printf %s "$pipe_times" | stats)"
 events=$(awk '{ sub(/.*count=/, ""); sub(/ .*/, ""); s += $0 } END { print s }' "$dir/pipeline.txt")

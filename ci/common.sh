@@ -9,6 +9,8 @@ KPROF_KERNELS=$KPROF_BUILD/kernels.txt
 
 die() { echo "kprof: error: $*" >&2; exit 1; }
 info() { echo "kprof: $*" >&2; }
+# stats: the median, min and max of the numbers on stdin (make bench)
+stats() { sort -g | awk '{ v[NR] = $1 } END { printf "%s %s %s", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 
 # host_suite SUITE: true if the host builds for SUITE's kernels itself
 # (bookworm and its backports); the others build in a chroot (ci/chroot.sh).

@@ -43,14 +43,19 @@ measure() {
 	cpu=$((t1 - t0))
 }
 
+# finish WHAT: stop the kprofctl run $pid, flatten its report into /tmp/b.txt
+finish() {
+	kill -INT $pid
+	wait $pid || fail "$1: $(cat /tmp/b.err)"
+	awk -f /tests/kprofctl_json.awk /tmp/b.json >/tmp/b.txt
+}
+
 run_streaming() {
 	kprofctl latency --json -b $BENCH_BUF_KB >/tmp/b.json 2>/tmp/b.err &
 	pid=$!
 	wait_collecting
 	measure $pid
-	kill -INT $pid
-	wait $pid || fail "streaming: $(cat /tmp/b.err)"
-	awk -f /tests/kprofctl_json.awk /tmp/b.json >/tmp/b.txt
+	finish streaming
 	lost=$(sed -n 's/^missed_total //p' /tmp/b.txt)
 	oracle=-
 }
@@ -76,9 +81,7 @@ run_inkernel() {
 	pid=$!
 	wait_aggregating
 	measure $pid
-	kill -INT $pid
-	wait $pid || fail "in-kernel: $(cat /tmp/b.err)"
-	awk -f /tests/kprofctl_json.awk /tmp/b.json >/tmp/b.txt
+	finish in-kernel
 	lost=0
 	grep -q '^lost false$' /tmp/b.txt || lost=unknown
 	got=$(awk -v d=$D '$1 == "stat" && $2 == "batch" && $3 == d && $4 == "null" { print $5 }' /tmp/b.txt)
