@@ -27,15 +27,17 @@ static LIST_HEAD(kprof_devices);
 static DEFINE_MUTEX(kprof_dev_mutex);
 
 /*
- * kprof/aggregate: 0 off (no histograms), 1 on (every device's histograms
- * allocated, zeroed and recording; holds a reference on the key), 2 frozen
- * (recording stopped, the histograms kept for reading). Written under
- * agg_mutex and kprof_dev_mutex, read under either; agg_mutex is taken
- * first, and the key's mutex never inside kprof_dev_mutex.
+ * kprof/aggregate (struct kprof_agg_ctl): every device's histograms. While
+ * on it holds a reference on the key. The state is written under
+ * dev_agg.lock and kprof_dev_mutex, and read under either; dev_agg.lock is
+ * taken first, and the key's mutex never inside kprof_dev_mutex.
  */
-enum { KPROF_AGG_OFF, KPROF_AGG_ON, KPROF_AGG_FROZEN };
-static DEFINE_MUTEX(agg_mutex);
-static unsigned int agg_state;
+static int agg_set(unsigned int val);
+
+static struct kprof_agg_ctl dev_agg = {
+	.lock = __MUTEX_INITIALIZER(dev_agg.lock),
+	.set = agg_set,
+};
 
 /* TRACE_EVENT_FN callbacks: a listener on any kprof event holds the key. */
 int kprof_trace_reg(void)
@@ -68,17 +70,6 @@ static void kprof_lat_add(struct kprof_lat *lat, u64 ns)
 static unsigned int nr_kinds(const struct kprof_dev *dev)
 {
 	return KPROF_K_SPAN0 + dev->nr_spans;
-}
-
-static void kprof_hist_add(struct kprof_hist *h, u64 ns)
-{
-	if (!h->count || ns < h->min)
-		h->min = ns;
-	if (ns > h->max)
-		h->max = ns;
-	h->count++;
-	h->sum += ns;
-	h->buckets[min_t(u32, kprof_hist_index(ns), KPROF_HIST_KERNEL_BUCKETS - 1)]++;
 }
 
 /*
@@ -549,10 +540,10 @@ static void agg_freeze_all(void)
 	}
 }
 
-/* Switch to @val; agg_mutex held. The key is taken or dropped outside kprof_dev_mutex. */
+/* Switch to @val; dev_agg.lock held. The key is taken or dropped outside kprof_dev_mutex. */
 static int agg_set(unsigned int val)
 {
-	bool was_on = agg_state == KPROF_AGG_ON;
+	bool was_on = dev_agg.state == KPROF_AGG_ON;
 	int ret = 0;
 
 	if (was_on && val != KPROF_AGG_ON)
@@ -564,7 +555,7 @@ static int agg_set(unsigned int val)
 		agg_freeze_all();
 	else
 		agg_free_all();
-	agg_state = ret ? KPROF_AGG_OFF : val;
+	dev_agg.state = ret ? KPROF_AGG_OFF : val;
 	mutex_unlock(&kprof_dev_mutex);
 	if (ret && was_on)
 		kprof_key_put();	/* a failed restart leaves it off */
@@ -576,6 +567,7 @@ static int agg_set(unsigned int val)
 static ssize_t aggregate_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
+	struct kprof_agg_ctl *ctl = file->private_data;
 	unsigned int val;
 	int ret;
 
@@ -584,82 +576,96 @@ static ssize_t aggregate_write(struct file *file, const char __user *ubuf,
 		return ret;
 	if (val > KPROF_AGG_FROZEN)
 		return -EINVAL;
-	mutex_lock(&agg_mutex);
-	if (val == KPROF_AGG_FROZEN && agg_state == KPROF_AGG_OFF)
+	mutex_lock(&ctl->lock);
+	if (val == KPROF_AGG_FROZEN && ctl->state == KPROF_AGG_OFF)
 		ret = -EINVAL;	/* nothing to freeze */
 	else
-		ret = agg_set(val);
-	mutex_unlock(&agg_mutex);
+		ret = ctl->set(val);
+	mutex_unlock(&ctl->lock);
 	return ret ? ret : count;
 }
 
 static ssize_t aggregate_read(struct file *file, char __user *ubuf, size_t count,
 			      loff_t *ppos)
 {
+	struct kprof_agg_ctl *ctl = file->private_data;
 	char buf[3];
 	int len;
 
-	mutex_lock(&agg_mutex);
-	len = scnprintf(buf, sizeof(buf), "%u\n", agg_state);
-	mutex_unlock(&agg_mutex);
+	mutex_lock(&ctl->lock);
+	len = scnprintf(buf, sizeof(buf), "%u\n", ctl->state);
+	mutex_unlock(&ctl->lock);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
 static const struct file_operations aggregate_fops = {
 	.owner = THIS_MODULE,
+	.open = simple_open,
 	.read = aggregate_read,
 	.write = aggregate_write,
 	.llseek = default_llseek,
 };
 
+void kprof_agg_file(struct dentry *root, const char *name, struct kprof_agg_ctl *ctl)
+{
+	debugfs_create_file(name, 0600, root, ctl, &aggregate_fops);
+}
+
 void kprof_devs_init(struct dentry *root)
 {
-	debugfs_create_file(KPROF_FILE_AGGREGATE, 0600, root, NULL, &aggregate_fops);
+	kprof_agg_file(root, KPROF_FILE_AGGREGATE, &dev_agg);
 }
 
 /* Module exit: no device is left; drop aggregation's key reference. */
 void kprof_devs_exit(void)
 {
-	mutex_lock(&agg_mutex);
+	mutex_lock(&dev_agg.lock);
 	agg_set(KPROF_AGG_OFF);
-	mutex_unlock(&agg_mutex);
+	mutex_unlock(&dev_agg.lock);
 }
 
 /*
- * Copy @src under dev->lock a chunk at a time: no 64-bit count tears on a
+ * Copy @src under @lock a chunk at a time: no 64-bit count tears on a
  * 32-bit CPU, and IRQs are never off for a whole histogram's copy. While
  * aggregation is on the copy is a live one: a sample may land in a bucket
  * already copied and count in the fields copied later, or the reverse.
  */
 #define HIST_COPY_CHUNK	1024
-static void hist_copy(struct kprof_dev *dev, struct kprof_hist *dst,
-		      const struct kprof_hist *src)
+void kprof_hist_copy(raw_spinlock_t *lock, struct kprof_hist *dst,
+		     const struct kprof_hist *src)
 {
 	size_t off, n, size = sizeof(*src);
 	unsigned long flags;
 
 	for (off = 0; off < size; off += n) {
 		n = min_t(size_t, size - off, HIST_COPY_CHUNK);
-		raw_spin_lock_irqsave(&dev->lock, flags);
+		raw_spin_lock_irqsave(lock, flags);
 		memcpy((char *)dst + off, (const char *)src + off, n);
-		raw_spin_unlock_irqrestore(&dev->lock, flags);
+		raw_spin_unlock_irqrestore(lock, flags);
 	}
+}
+
+/* " COUNT SUM MIN MAX BUCKET:N ...", and the line's end. */
+void kprof_hist_print(struct seq_file *m, const struct kprof_hist *h)
+{
+	u32 b;
+
+	seq_printf(m, " %llu %llu %llu %llu", h->count, h->sum, h->min, h->max);
+	for (b = 0; b < KPROF_HIST_KERNEL_BUCKETS; b++)
+		if (h->buckets[b])
+			seq_printf(m, " %u:%llu", b, h->buckets[b]);
+	seq_putc(m, '\n');
 }
 
 static void hist_print(struct seq_file *m, struct kprof_dev *dev, unsigned int kind,
 		       int cpu, const struct kprof_hist *h)
 {
-	u32 b;
-
 	if (kind < KPROF_K_SPAN0)
 		seq_printf(m, "%s", kind_names[kind]);
 	else
 		seq_printf(m, "span:%s", dev->span_names[kind - KPROF_K_SPAN0]);
-	seq_printf(m, " %d %llu %llu %llu %llu", cpu, h->count, h->sum, h->min, h->max);
-	for (b = 0; b < KPROF_HIST_KERNEL_BUCKETS; b++)
-		if (h->buckets[b])
-			seq_printf(m, " %u:%llu", b, h->buckets[b]);
-	seq_putc(m, '\n');
+	seq_printf(m, " %d", cpu);
+	kprof_hist_print(m, h);
 }
 
 /*
@@ -680,10 +686,10 @@ static int hist_show(struct seq_file *m, void *v)
 		   KPROF_HIST_SUB_BITS, KPROF_HIST_KERNEL_BITS,
 		   (u64)KPROF_HIST_KERNEL_BUCKETS);
 	mutex_lock(&kprof_dev_mutex);
-	seq_printf(m, "state %u\n", agg_state);
+	seq_printf(m, "state %u\n", dev_agg.state);
 	for_each_possible_cpu(cpu) {
 		for (k = 0; dev->agg && k < nr_kinds(dev); k++) {
-			hist_copy(dev, h, &dev->agg[cpu * nr_kinds(dev) + k]);
+			kprof_hist_copy(&dev->lock, h, &dev->agg[cpu * nr_kinds(dev) + k]);
 			if (h->count)
 				hist_print(m, dev, k, cpu, h);
 		}
@@ -793,7 +799,7 @@ struct kprof_dev *kprof_dev_register(const char *name,
 		}
 	}
 	/* Aggregation is on: this device's samples count from now. */
-	if (agg_state == KPROF_AGG_ON) {
+	if (dev_agg.state == KPROF_AGG_ON) {
 		dev->agg = agg_alloc(dev);
 		if (!dev->agg)
 			goto err_unlock;

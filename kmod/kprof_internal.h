@@ -3,6 +3,7 @@
 #define _KPROF_INTERNAL_H
 
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -44,6 +45,33 @@ struct kprof_hist {
 	u64 min;
 	u64 max;
 	u64 buckets[KPROF_HIST_KERNEL_BUCKETS];
+};
+
+static inline void kprof_hist_add(struct kprof_hist *h, u64 ns)
+{
+	if (!h->count || ns < h->min)
+		h->min = ns;
+	if (ns > h->max)
+		h->max = ns;
+	h->count++;
+	h->sum += ns;
+	h->buckets[min_t(u32, kprof_hist_index(ns), KPROF_HIST_KERNEL_BUCKETS - 1)]++;
+}
+
+/*
+ * An aggregation switch (kprof/aggregate, kprof/girq_aggregate): 0 off (no
+ * histograms), 1 on (fresh zeroed histograms, recording), 2 frozen
+ * (recording stopped, the histograms kept for reading). @set switches to
+ * its argument with @lock held and stores the state reached in @state
+ * (off if it failed); readers of @state hold @lock or whatever else @set
+ * holds while it writes it.
+ */
+enum { KPROF_AGG_OFF, KPROF_AGG_ON, KPROF_AGG_FROZEN };
+
+struct kprof_agg_ctl {
+	struct mutex lock;	/* writers of the file; readers of the state */
+	unsigned int state;
+	int (*set)(unsigned int val);
 };
 
 /* The events, indexing kprof_dev::seq. */
@@ -120,6 +148,8 @@ struct kprof_dev {
 #define KPROF_FILE_GIRQ_COUNTERS	"girq_counters"
 #define KPROF_FILE_GIRQ_EMITTED	"girq_emitted"
 #define KPROF_FILE_AGGREGATE	"aggregate"
+#define KPROF_FILE_GIRQ_AGGREGATE	"girq_aggregate"
+#define KPROF_FILE_GIRQ_HIST	"girq_hist"
 
 /* kprof_main.c */
 extern struct dentry *kprof_debugfs_root;	/* an ERR_PTR() without debugfs */
@@ -132,12 +162,18 @@ void kprof_devs_reset_inflight(void);
 void kprof_dev_reset_stats(struct kprof_dev *dev);
 void kprof_devs_init(struct dentry *root);
 void kprof_devs_exit(void);
+void kprof_agg_file(struct dentry *root, const char *name, struct kprof_agg_ctl *ctl);
+void kprof_hist_copy(raw_spinlock_t *lock, struct kprof_hist *dst,
+		     const struct kprof_hist *src);
+void kprof_hist_print(struct seq_file *m, const struct kprof_hist *h);
 
 /* kprof_bench.c */
 void kprof_bench_init(struct dentry *root);
 
 /* kprof_irq.c: the generic IRQ tracker */
+int kprof_girq_check_params(void);
 void kprof_girq_init(struct dentry *root);
 void kprof_girq_exit(void);
+void kprof_girq_free(void);
 
 #endif /* _KPROF_INTERNAL_H */

@@ -28,6 +28,14 @@
  * pending threads sit in a small hash of buckets, one raw lock each; the
  * scheduler probes look at a bucket's fill count first, locklessly, and
  * take its lock only when it holds some thread.
+ *
+ * In-kernel aggregation (kprof/girq_aggregate, kprof/girq_hist): every
+ * sample the events carry also goes, while on, into a histogram of its
+ * CPU, IRQ action and event. Each CPU has girq_agg_slots actions' worth,
+ * claimed by the first samples of each; samples of actions beyond them are
+ * counted per CPU and event (untracked), never dropped unseen. A CPU's
+ * histograms are written by its probes under its lock, which they hold
+ * anyway for seq.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,12 +43,14 @@
 #include <linux/hash.h>
 #include <linux/interrupt.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
@@ -52,6 +62,12 @@
 #define GIRQ_NAME_LEN	32
 #define GIRQ_HASH_BITS	6
 #define GIRQ_WAYS	4
+#define GIRQ_AGG_SLOTS_MAX	64
+
+static unsigned int girq_agg_slots = 8;
+module_param(girq_agg_slots, uint, 0444);
+MODULE_PARM_DESC(girq_agg_slots,
+		 "IRQ actions per CPU kprof/girq_aggregate keeps histograms for (1..64, default 8; 336 KiB each)");
 
 enum girq_event { GIRQ_EV_HANDLER, GIRQ_EV_WAKE, GIRQ_EV_THREAD, GIRQ_NR_EVENTS };
 
@@ -89,10 +105,21 @@ struct girq_req {
 	char name[GIRQ_NAME_LEN];
 };
 
+/* One IRQ action's histograms on one CPU (kprof/girq_aggregate). */
+struct girq_agg {
+	bool used;
+	int irq;
+	char name[GIRQ_NAME_LEN];
+	struct kprof_hist hist[GIRQ_NR_EVENTS];
+};
+
 struct girq_cpu {
-	raw_spinlock_t lock;	/* for readers: seq and cnt */
+	raw_spinlock_t lock;	/* for readers: seq, cnt and the aggregation */
 	u64 seq[GIRQ_NR_EVENTS];
 	u64 cnt[GC_NR];
+	struct girq_agg *agg;	/* girq_agg_slots of them, or NULL */
+	bool agg_on;
+	u64 untracked[GIRQ_NR_EVENTS];	/* samples of actions without a slot */
 	/* This CPU's probes only: */
 	int hard_irq;		/* the handler running, if hard_action */
 	const void *hard_action;	/* compared, never dereferenced */
@@ -170,6 +197,32 @@ static void girq_settle(struct girq_cpu *gc)
 	girq_count(s ? GC_COALESCED : GC_RUNNING, 1);
 }
 
+/* Aggregate a sample of @ev for (@irq, @name); gc->lock held. */
+static void girq_agg_add(struct girq_cpu *gc, enum girq_event ev, int irq,
+			 const char *name, u64 ns)
+{
+	struct girq_agg *a;
+	unsigned int i;
+
+	if (!gc->agg_on)
+		return;
+	for (i = 0; i < girq_agg_slots; i++) {
+		a = &gc->agg[i];
+		if (!a->used) {
+			a->used = true;
+			a->irq = irq;
+			strscpy(a->name, name, sizeof(a->name));
+			break;
+		}
+		if (a->irq == irq && !strncmp(a->name, name, sizeof(a->name) - 1))
+			break;
+	}
+	if (i == girq_agg_slots)
+		gc->untracked[ev]++;
+	else
+		kprof_hist_add(&a->hist[ev], ns);
+}
+
 static void girq_entry(void *data, int irq, struct irqaction *action)
 {
 	struct girq_cpu *gc = this_cpu_ptr(&girq_cpus);
@@ -185,6 +238,7 @@ static void girq_handler_event(struct girq_cpu *gc, int irq, const char *name,
 {
 	raw_spin_lock(&gc->lock);
 	gc->cnt[GC_HANDLERS]++;
+	girq_agg_add(gc, GIRQ_EV_HANDLER, irq, name, now - gc->hard_start);
 	if (trace_kprof_girq_handler_enabled())
 		trace_kprof_girq_handler(irq, name, ret, now - gc->hard_start,
 					 ++gc->seq[GIRQ_EV_HANDLER]);
@@ -223,6 +277,7 @@ static void girq_trace_delta(struct girq_cpu *gc, enum girq_event ev,
 {
 	if (!r->entry)
 		return;
+	girq_agg_add(gc, ev, r->irq, r->name, now - r->entry);
 	if (ev == GIRQ_EV_WAKE && trace_kprof_girq_wake_enabled())
 		trace_kprof_girq_wake(r->irq, r->name, r->hard_cpu, now - r->entry,
 				      coalesced, ++gc->seq[ev]);
@@ -480,6 +535,144 @@ void kprof_girq_unreg(void)
 	girq_kick();
 }
 
+/* In-kernel aggregation */
+
+static int girq_agg_set(unsigned int val);
+
+static struct kprof_agg_ctl girq_agg = {
+	.lock = __MUTEX_INITIALIZER(girq_agg.lock),
+	.set = girq_agg_set,
+};
+
+static struct girq_agg *girq_agg_mem;	/* every CPU's slots; girq_agg.lock */
+
+/*
+ * Give each CPU its slots in @mem (or none), recording or not; returns the
+ * old ones. After this no probe uses the old slots: they are only touched
+ * under the CPU's lock.
+ */
+static struct girq_agg *girq_agg_swap(struct girq_agg *mem, bool on)
+{
+	struct girq_agg *old = girq_agg_mem;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct girq_cpu *gc = per_cpu_ptr(&girq_cpus, cpu);
+
+		raw_spin_lock_irq(&gc->lock);
+		if (mem != old) {
+			gc->agg = mem ? mem + cpu * girq_agg_slots : NULL;
+			memset(gc->untracked, 0, sizeof(gc->untracked));
+		}
+		gc->agg_on = on;
+		raw_spin_unlock_irq(&gc->lock);
+	}
+	girq_agg_mem = mem;
+	return mem == old ? NULL : old;
+}
+
+/* Fresh slots, recording, and the probes attached; girq_agg.lock held. */
+static int girq_agg_start(void)
+{
+	struct girq_agg *mem;
+	bool attached;
+
+	mem = kvcalloc(array_size(nr_cpu_ids, girq_agg_slots), sizeof(*mem), GFP_KERNEL);
+	if (!mem)
+		return -ENOMEM;
+	kvfree(girq_agg_swap(mem, true));
+	flush_work(&girq_work);
+	mutex_lock(&girq_mutex);
+	attached = girq_attached;
+	mutex_unlock(&girq_mutex);
+	return attached ? 0 : -ENOENT;
+}
+
+/* While on, the aggregation holds a reference on the probes (girq_users). */
+static int girq_agg_set(unsigned int val)
+{
+	bool had_ref = girq_agg.state == KPROF_AGG_ON;
+	int ret = 0;
+
+	if (val == KPROF_AGG_ON && !had_ref)
+		kprof_girq_reg();
+	if (val == KPROF_AGG_ON)
+		ret = girq_agg_start();
+	else if (val == KPROF_AGG_FROZEN)
+		girq_agg_swap(girq_agg_mem, false);
+	if ((had_ref || val == KPROF_AGG_ON) && (ret || val != KPROF_AGG_ON))
+		kprof_girq_unreg();
+	if (ret || val == KPROF_AGG_OFF)
+		kvfree(girq_agg_swap(NULL, false));
+	girq_agg.state = ret ? KPROF_AGG_OFF : val;
+	return ret;
+}
+
+/* The line of one action's histogram of @ev, if it has samples. */
+static void girq_hist_print(struct seq_file *m, int cpu, const struct girq_agg *a,
+			    enum girq_event ev)
+{
+	if (!a->hist[ev].count)
+		return;
+	seq_printf(m, "%s %d %d ", girq_event_names[ev], cpu, a->irq);
+	seq_escape(m, a->name, " \t\n\\");
+	kprof_hist_print(m, &a->hist[ev]);
+}
+
+/*
+ * kprof/girq_hist: the layout, the state, then per CPU its untracked
+ * samples and a line per action and event with samples:
+ *   untracked CPU EVENT N
+ *   EVENT CPU IRQ NAME COUNT SUM MIN MAX BUCKET:N ...
+ * NAME escapes space, tab, newline and backslash as \ooo.
+ */
+static int girq_hist_show(struct seq_file *m, void *v)
+{
+	struct girq_agg *a;
+	unsigned int i;
+	int cpu, ev;
+
+	a = kvmalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	seq_printf(m, "layout sub_bits=%u kernel_bits=%u buckets=%llu\n",
+		   KPROF_HIST_SUB_BITS, KPROF_HIST_KERNEL_BITS,
+		   (u64)KPROF_HIST_KERNEL_BUCKETS);
+	mutex_lock(&girq_agg.lock);
+	seq_printf(m, "state %u\n", girq_agg.state);
+	for_each_possible_cpu(cpu) {
+		struct girq_cpu *gc = per_cpu_ptr(&girq_cpus, cpu);
+		u64 untracked[GIRQ_NR_EVENTS];
+
+		raw_spin_lock_irq(&gc->lock);
+		memcpy(untracked, gc->untracked, sizeof(untracked));
+		raw_spin_unlock_irq(&gc->lock);
+		for (ev = 0; ev < GIRQ_NR_EVENTS; ev++)
+			if (untracked[ev])
+				seq_printf(m, "untracked %d %s %llu\n", cpu,
+					   girq_event_names[ev], untracked[ev]);
+		for (i = 0; girq_agg_mem && i < girq_agg_slots; i++) {
+			const struct girq_agg *src = girq_agg_mem + cpu * girq_agg_slots + i;
+
+			raw_spin_lock_irq(&gc->lock);
+			a->used = src->used;
+			a->irq = src->irq;
+			memcpy(a->name, src->name, sizeof(a->name));
+			raw_spin_unlock_irq(&gc->lock);
+			if (!a->used)
+				break;
+			for (ev = 0; ev < GIRQ_NR_EVENTS; ev++) {
+				kprof_hist_copy(&gc->lock, &a->hist[ev], &src->hist[ev]);
+				girq_hist_print(m, cpu, a, ev);
+			}
+		}
+	}
+	mutex_unlock(&girq_agg.lock);
+	kvfree(a);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(girq_hist);
+
 /* debugfs */
 
 static int girq_counters_show(struct seq_file *m, void *v)
@@ -534,6 +727,25 @@ void kprof_girq_init(struct dentry *root)
 			    &girq_counters_fops);
 	debugfs_create_file(KPROF_FILE_GIRQ_EMITTED, 0400, root, NULL,
 			    &girq_emitted_fops);
+	kprof_agg_file(root, KPROF_FILE_GIRQ_AGGREGATE, &girq_agg);
+	debugfs_create_file(KPROF_FILE_GIRQ_HIST, 0400, root, NULL, &girq_hist_fops);
+}
+
+int kprof_girq_check_params(void)
+{
+	if (girq_agg_slots && girq_agg_slots <= GIRQ_AGG_SLOTS_MAX)
+		return 0;
+	pr_err("girq_agg_slots=%u: must be 1..%u\n", girq_agg_slots, GIRQ_AGG_SLOTS_MAX);
+	return -EINVAL;
+}
+
+/*
+ * Module exit, after kprof_girq_exit() and the debugfs files are gone: no
+ * probe and no reader is left to use the histograms.
+ */
+void kprof_girq_free(void)
+{
+	kvfree(girq_agg_swap(NULL, false));
 }
 
 /*

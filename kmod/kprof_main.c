@@ -130,6 +130,11 @@ static const struct file_operations enable_fops = {
 
 static int __init kprof_init(void)
 {
+	int ret;
+
+	ret = kprof_girq_check_params();
+	if (ret)
+		return ret;
 	/*
 	 * debugfs is optional: without it (CONFIG_DEBUG_FS=n, debugfs=off,
 	 * lockdown) the events work and only the files are missing. The
@@ -160,6 +165,7 @@ static void __exit kprof_exit(void)
 	 */
 	kprof_girq_exit();
 	debugfs_remove_recursive(kprof_debugfs_root);
+	kprof_girq_free();
 	kprof_devs_exit();
 
 	mutex_lock(&key_mutex);

@@ -187,22 +187,28 @@ BOOST_AUTO_TEST_CASE(more_usage_errors)
 	}
 }
 
-// --in-kernel reads no ring buffer: the options about one are refused.
-BOOST_AUTO_TEST_CASE(latency_in_kernel)
+// --in-kernel reads no ring buffer: the options about one are refused,
+// and so is irq's threshold analysis, which needs the events.
+BOOST_AUTO_TEST_CASE(in_kernel)
 {
 	Cli cli;
 	const auto cmd = cli.parse({"latency", "--in-kernel", "-d", "1s", "--device", "q0", "-e", "batch", "--json"});
-	const auto &o = std::get<kprof::LatencyOptions>(cmd);
-	BOOST_TEST(o.in_kernel);
+	BOOST_TEST(std::get<kprof::LatencyOptions>(cmd).in_kernel);
 	BOOST_TEST(!std::get<kprof::LatencyOptions>(Cli().parse({"latency"})).in_kernel);
-	for (const auto &opt : std::vector<std::vector<std::string>>{{"-b", "64"}, {"-c", "0"}, {"--instance", "x"}}) {
+	const auto irq = Cli().parse({"irq", "--in-kernel", "--irq", "24", "--per-cpu"});
+	BOOST_TEST(std::get<kprof::IrqOptions>(irq).in_kernel);
+	BOOST_TEST(!std::get<kprof::IrqOptions>(Cli().parse({"irq"})).in_kernel);
+	std::vector<std::vector<std::string>> refused;
+	for (const char *command : {"latency", "irq"})
+		for (const auto &opt : std::vector<std::vector<std::string>>{{"-b", "64"}, {"-c", "0"}, {"--instance", "x"}})
+			refused.push_back({command, "--in-kernel", opt[0], opt[1]});
+	refused.push_back({"irq", "--in-kernel", "-T", "1ms"});
+	for (const auto &args : refused) {
 		Cli c;
-		std::vector<std::string> args = {"latency", "--in-kernel"};
-		args.insert(args.end(), opt.begin(), opt.end());
 		std::ostringstream out, err;
 		try {
 			c.parse(args);
-			BOOST_FAIL("--in-kernel " << opt[0] << " accepted");
+			BOOST_FAIL(args[0] << " --in-kernel " << args[2] << " accepted");
 		} catch (const CLI::ParseError &e) {
 			BOOST_TEST(c.exit(e, out, err) == 2);
 		}

@@ -13,11 +13,13 @@ namespace {
 
 const std::string kLayout = "layout sub_bits=9 kernel_bits=36 buckets=14337\n";
 
-// kprof/<dev>/hist's line for @h, as kprof.ko prints it.
+// kprof/<dev>/hist's line for @h, as kprof.ko prints it; @label may
+// carry more keys (the tracker's: "EVENT CPU IRQ NAME", @cpu -1).
 std::string line(const std::string &label, int cpu, const Histogram &h, uint64_t sum)
 {
 	std::ostringstream o;
-	o << label << " " << cpu << " " << h.count() << " " << sum << " " << h.min() << " " << h.max();
+	o << label << (cpu >= 0 ? " " + std::to_string(cpu) : "") << " " << h.count() << " " << sum << " " << h.min()
+	  << " " << h.max();
 	for (size_t i = 0; i < KPROF_HIST_KERNEL_BUCKETS; i++)
 		if (h.bucket(i))
 			o << " " << i << ":" << h.bucket(i);
@@ -112,4 +114,61 @@ BOOST_AUTO_TEST_CASE(rejects_what_it_cannot_trust)
 	BOOST_CHECK_THROW(load_kernel_hist(kLayout + "batch x\n", "q0", {}, false, ks), std::runtime_error);
 	BOOST_CHECK_THROW(load_kernel_hist(kLayout + "batch 0 1 10 10 10 10-1\n", "q0", {}, false, ks),
 			  std::runtime_error);
+}
+
+// kprof/girq_hist: a row per IRQ action and event, the name unescaped,
+// CPUs merged; untracked samples counted; --irq by number or name.
+BOOST_AUTO_TEST_CASE(loads_girq_hist)
+{
+	Values v, w;
+	for (uint64_t x : {1500, 2500, 90000})
+		v.add(x);
+	w.add(700);
+	const std::string text = kLayout + "state 2\nuntracked 0 kprof_girq_handler 5\n" +
+				 line("kprof_girq_handler 0 24 my\\040dev", -1, v.h, v.sum) +
+				 "untracked 1 kprof_girq_thread 2\n" +
+				 line("kprof_girq_thread 1 24 my\\040dev", -1, w.h, w.sum) +
+				 line("kprof_girq_handler 1 25 eth0", -1, w.h, w.sum);
+	KernelStats ks;
+	load_girq_hist(text, {}, true, ks);
+	BOOST_TEST(ks.untracked == 7u);
+	BOOST_TEST(ks.samples == 5u);
+	BOOST_TEST(int(ks.state) == int(AggState::Frozen));
+	const Histogram &h = ks.totals.at({"handler", "my dev", 24});
+	BOOST_TEST(h.count() == 3u);
+	BOOST_TEST(h.max() == 90000u);
+	BOOST_TEST(h.percentile(50) == v.h.percentile(50));
+	BOOST_TEST(ks.totals.at({"entry_to_running", "my dev", 24}).count() == 1u);
+	BOOST_TEST(ks.per_cpu.at({"entry_to_running", "my dev", 24, 1}).min() == 700u);
+
+	KernelStats by_name, by_number;
+	load_girq_hist(text, {"my dev"}, false, by_name);
+	load_girq_hist(text, {"25"}, false, by_number);
+	BOOST_TEST(by_name.totals.size() == 2u);
+	BOOST_TEST(by_name.filtered == 1u);
+	BOOST_TEST(by_number.totals.size() == 1u);
+	BOOST_TEST(by_number.totals.count({"handler", "eth0", 25}) == 1u);
+	BOOST_TEST(by_number.untracked == 7u);	// not attributable: never filtered
+}
+
+BOOST_AUTO_TEST_CASE(girq_hist_rejects)
+{
+	KernelStats ks;
+	// A device's kind, or an event of another kind, in the tracker's file.
+	BOOST_CHECK_THROW(load_girq_hist(kLayout + "batch 0 24 x 1 10 10 10 10:1\n", {}, false, ks), std::runtime_error);
+	BOOST_CHECK_THROW(load_girq_hist(kLayout + "kprof_irq_handler 0 24 x 1 10 10 10 10:1\n", {}, false, ks),
+			  std::runtime_error);
+	BOOST_CHECK_THROW(load_girq_hist(kLayout + "kprof_girq_wake 0 -1 x 1 10 10 10 10:1\n", {}, false, ks),
+			  std::runtime_error);
+	BOOST_CHECK_THROW(load_girq_hist(kLayout + "kprof_girq_wake 0 24 x 2 10 10 10 10:1\n", {}, false, ks),
+			  std::runtime_error);
+	BOOST_CHECK_THROW(load_girq_hist(kLayout + "untracked x\n", {}, false, ks), std::runtime_error);
+}
+
+BOOST_AUTO_TEST_CASE(unescapes_octal)
+{
+	BOOST_TEST(unescape_octal("a\\040b\\011c\\134") == "a b\tc\\");
+	BOOST_TEST(unescape_octal("plain") == "plain");
+	BOOST_TEST(unescape_octal("\\04") == "\\04");	// too short: kept
+	BOOST_TEST(unescape_octal("\\089") == "\\089");
 }

@@ -4,7 +4,7 @@
 #   irq IRQ NAME HANDLERS REQUESTS WOKEN RUNS COALESCED UNSWITCHED
 #   check DEVICE EVENT READ EMITTED
 #   missed_total N / buffer_lost N / not_read N / events_read N / invalid N /
-#   lost true|false
+#   lost true|false / untracked N (in-kernel)
 function val(line) {
 	sub(/^[^:]*: */, "", line)
 	sub(/,$/, "", line)
@@ -44,3 +44,4 @@ function val(line) {
 /"events_read":/ { print "events_read", val($0) }
 /"invalid":/ { print "invalid", val($0) }
 /"lost": (true|false)/ { print "lost", val($0) }
+/"untracked":/ { print "untracked", val($0) }

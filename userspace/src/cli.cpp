@@ -110,6 +110,11 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 		->needs(thr);
 	irq_cmd_->add_option("-t,--trace", irq_.trace_file, "write the irq and sched events around each hit to FILE")
 		->needs(thr);
+	auto *irq_ik = irq_cmd_->add_flag("--in-kernel", irq_.in_kernel,
+					  "aggregate in kprof.ko instead of streaming events: no ring buffer, "
+					  "nothing lost at any rate, constant memory");
+	for (const char *o : {"--buffer-size", "--cpus", "--instance", "--threshold"})
+		irq_ik->excludes(irq_cmd_->get_option(o));
 	irq_cmd_->footer(
 		"kprof.ko attaches to the kernel's irq and sched tracepoints while this runs, and measures for\n"
 		"each IRQ action: the hard handler's duration (handler); for a threaded IRQ whose handler woke\n"
@@ -122,7 +127,11 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 		"With -T, the irq and sched events are collected too (more events, a bigger buffer may be\n"
 		"needed), and each hit is analysed after the report, like rtla timerlat --aa: the hard IRQs,\n"
 		"softirqs and tasks on the IRQ's CPU and the thread's CPU in between, whether the thread was\n"
-		"woken and waiting or not woken yet, and the largest culprit. Exit status 2 if any hit.");
+		"woken and waiting or not woken yet, and the largest culprit. Exit status 2 if any hit.\n"
+		"With --in-kernel, kprof.ko keeps the histograms itself (kprof/girq_aggregate in debugfs), per\n"
+		"CPU and IRQ action, for up to girq_agg_slots actions per CPU (a kprof.ko parameter, default 8):\n"
+		"samples of actions beyond them are counted and reported as lost. The wake-request table\n"
+		"needs the events, so it is only printed when streaming.");
 	report_cmd_ = app_.add_subcommand("report", "the latency report of a file 'trace-cmd record -e kprof' wrote");
 	report_cmd_->add_option("-i,--input", report_.input, "the trace-cmd data file (trace.dat)")
 		->required()

@@ -64,6 +64,7 @@ struct IrqOptions : CollectOptions {
 	std::vector<std::string> irqs;		// --irq N|NAME; empty: every IRQ
 	std::optional<std::chrono::nanoseconds> threshold;	// -T: analyse entry_to_running above it
 	bool keep_going = false;		// --on-threshold continue (default: stop)
+	bool in_kernel = false;			// kprof.ko's histograms, no events
 	std::optional<std::string> trace_file;	// -t FILE: the events around each hit
 };
 

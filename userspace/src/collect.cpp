@@ -38,7 +38,72 @@ std::string cpumask_hex(const std::vector<int> &cpus)
 	return out;
 }
 
+// An in-kernel aggregation switch turned on for one run: on (zeroed) at construction,
+// frozen for reading, off (freed) at destruction, also on errors and
+// signals.
+class Aggregation {
+public:
+	explicit Aggregation(const std::string &file) : file_(file)
+	{
+		const auto state = sys::read_file(file_);
+		if (!state)
+			throw std::runtime_error("this kprof.ko has no in-kernel aggregation (no " + file_ +
+						 "): load the kprof.ko of this kprofctl's version");
+		if (std::stoi(*state) != int(AggState::Off))
+			std::cerr << "kprofctl: restarting the in-kernel aggregation an earlier run left on\n";
+		set(AggState::On);
+	}
+	Aggregation(const Aggregation &) = delete;
+	Aggregation &operator=(const Aggregation &) = delete;
+	~Aggregation()
+	{
+		try {
+			set(AggState::Off);
+		} catch (const std::exception &e) {
+			std::cerr << "kprofctl: " << e.what() << '\n';
+		}
+	}
+	void freeze() { set(AggState::Frozen); }
+
+private:
+	void set(AggState s) { sys::write_file(file_, std::to_string(int(s))); }
+	std::string file_;
+};
+
+// Until the duration is over or a signal came; the seconds waited.
+double wait_for_end(std::chrono::nanoseconds duration)
+{
+	const auto start = Clock::now();
+	while (!g_stop && !(duration.count() && Clock::now() - start >= duration))
+		std::this_thread::sleep_for(std::chrono::milliseconds(20));
+	return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
 }  // namespace
+
+void in_kernel_window(const Plan &plan, const char *file, const CollectOptions &opts, KernelStats &ks, Report &rep,
+		      const std::function<void()> &read)
+{
+	if (!plan.dbg)
+		throw std::runtime_error("--in-kernel reads kprof.ko's histograms from debugfs, which is not mounted "
+					 "(mount -t debugfs none /sys/kernel/debug)");
+	{
+		Aggregation agg(*plan.dbg + "/" + file);
+		const double cpu0 = sys::cpu_seconds();
+		rep.duration_s = wait_for_end(opts.duration);
+		rep.cpu_s = sys::cpu_seconds() - cpu0;
+		agg.freeze();
+		read();
+		if (ks.samples && ks.state != AggState::Frozen)
+			throw std::runtime_error("the in-kernel aggregation was switched by someone else meanwhile");
+	}
+	rep.in_kernel = true;
+	rep.events_read = ks.samples;
+	rep.filtered = ks.filtered;
+	rep.overflow = ks.overflow;
+	rep.untracked = ks.untracked;
+	rep.check_note = "in-kernel aggregation: no events, nothing to cross-check";
+}
 
 Plan base_plan(Source source, const CollectOptions &opts)
 {

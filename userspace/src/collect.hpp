@@ -9,11 +9,13 @@
 #include "cli.hpp"
 #include "counters.hpp"
 #include "decoder.hpp"
+#include "inkernel.hpp"
 #include "instance.hpp"
 #include "report.hpp"
 #include "tep.hpp"
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -106,6 +108,14 @@ private:
 // narrows the cross-check (latency --device).
 void account_loss(const Plan &plan, const Collected &c, const Aggregator &agg, const std::optional<std::string> &device,
 		  Report &rep);
+
+// One window of kprof.ko's in-kernel aggregation, switched by @file in
+// kprof's debugfs (kAggregateFile, kGirqAggregateFile): on, with fresh
+// histograms; after @opts' duration or a signal, frozen, when @read loads
+// them into @ks; then off, also on errors and signals. Fills @rep's
+// duration, CPU time and sample counts.
+void in_kernel_window(const Plan &plan, const char *file, const CollectOptions &opts, KernelStats &ks, Report &rep,
+		      const std::function<void()> &read);
 
 // Print @rep as the options ask, with the loss warning on stderr for
 // JSON and CSV.

@@ -11,12 +11,16 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace kprof {
 
 // kprof/aggregate (in kprof's debugfs directory) and its states, as
 // kprof.ko reads and writes them.
 inline constexpr const char *kAggregateFile = "aggregate";
+// The IRQ tracker's: kprof/girq_aggregate switches, kprof/girq_hist reads.
+inline constexpr const char *kGirqAggregateFile = "girq_aggregate";
+inline constexpr const char *kGirqHistFile = "girq_hist";
 enum class AggState { Off = 0, On = 1, Frozen = 2 };
 // "off", "on", "frozen"; "unknown" for anything else.
 const char *agg_state_name(int state);
@@ -27,6 +31,7 @@ struct KernelStats {
 	uint64_t samples = 0;		// every sample read, filters or not
 	uint64_t filtered = 0;		// ... of kinds -e did not ask for
 	uint64_t overflow = 0;		// values >= 2^36 ns: binned with the max
+	uint64_t untracked = 0;		// tracker samples of actions without a slot
 	AggState state = AggState::Off;	// when the file was read
 };
 
@@ -37,5 +42,13 @@ struct KernelStats {
 // (read while aggregation was on).
 void load_kernel_hist(const std::string &text, const std::string &device, const std::set<EventKind> &kinds,
 		      bool per_cpu, KernelStats &out);
+
+// Add kprof/girq_hist's @text to @out: the IRQ tracker's histograms, per
+// IRQ action (the rows 'kprofctl irq' reports), only the IRQs @irqs asks
+// for (empty: all), per CPU too if @per_cpu. Throws like load_kernel_hist.
+void load_girq_hist(const std::string &text, const std::vector<std::string> &irqs, bool per_cpu, KernelStats &out);
+
+// "a\\040b" -> "a b": the octal escapes of the kernel's seq_escape().
+std::string unescape_octal(const std::string &s);
 
 }  // namespace kprof

@@ -125,11 +125,29 @@ std::vector<IrqRow> irq_rows(const Aggregator &agg)
 	return rows;
 }
 
+int run_in_kernel(const IrqOptions &opts, const Plan &plan)
+{
+	KernelStats ks;
+	Report rep;
+	rep.title = "irq";
+	in_kernel_window(plan, kGirqAggregateFile, opts, ks, rep, [&] {
+		if (const auto text = sys::read_file(*plan.dbg + "/" + kGirqHistFile))
+			load_girq_hist(*text, opts.irqs, opts.per_cpu, ks);
+		else
+			throw std::runtime_error("cannot read kprof/" + std::string(kGirqHistFile));
+	});
+	fill_rows(opts, ks.totals, ks.per_cpu, rep);
+	render(opts, rep);
+	return 0;
+}
+
 }  // namespace
 
 int run_irq(const IrqOptions &opts)
 {
 	const Plan plan = make_plan(opts);
+	if (opts.in_kernel)
+		return run_in_kernel(opts, plan);
 	AggregateOptions aopts;
 	aopts.kinds = plan.kinds;
 	aopts.per_cpu = opts.per_cpu;

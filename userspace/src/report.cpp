@@ -58,7 +58,7 @@ uint64_t Report::not_read() const
 
 uint64_t Report::total_missed() const
 {
-	return std::max(buffer_lost(), not_read());
+	return std::max(buffer_lost(), not_read()) + untracked;
 }
 
 bool Report::lost_anything() const
@@ -101,7 +101,7 @@ void render_in_kernel_text(std::ostringstream &o, const Report &r)
 {
 	o << "\nin-kernel aggregation: " << r.events_read << " samples read from kprof.ko's histograms"
 	  << ", filtered out: " << r.filtered
-	  << ", unpaired thread runs: " << (r.counters ? std::to_string(r.unpaired) : "n/a")
+	  << (r.counters ? ", unpaired thread runs: " + std::to_string(r.unpaired) : "")
 	  << "; no ring buffer, so no event could be lost\n";
 	if (r.overflow)
 		o << "  (" << r.overflow << " samples of 68.7 s or more: kprof.ko bins them together, and"
@@ -204,7 +204,10 @@ std::string render_text(const Report &r)
 	}
 	render_irqs_text(o, r);
 	render_loss_text(o, r);
-	if (r.lost_anything())
+	if (r.untracked)
+		o << "\nWARNING: " << r.untracked << " samples were not aggregated: their IRQ actions found no free"
+		  << " histogram slot in kprof.ko on their CPU. Load kprof.ko with a larger girq_agg_slots.\n";
+	else if (r.lost_anything())
 		o << "\nWARNING: events were lost (" << r.total_missed() << " missed: " << r.buffer_lost()
 		  << " in the ring buffer, " << r.not_read() << " emitted but not read"
 		  << (r.invalid ? ", " + std::to_string(r.invalid) + " invalid" : "")
@@ -301,8 +304,10 @@ nlohmann::json render_json(const Report &r)
 	};
 	if (!r.irqs.empty())
 		out["irqs"] = irqs;
-	if (r.in_kernel)
+	if (r.in_kernel) {
 		out["loss"]["overflow"] = r.overflow;
+		out["loss"]["untracked"] = r.untracked;
+	}
 	if (!r.threshold.is_null())
 		out["threshold"] = r.threshold;
 	return out;

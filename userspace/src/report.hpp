@@ -90,10 +90,13 @@ struct Report {
 	// or more (binned with the max).
 	bool in_kernel = false;
 	uint64_t overflow = 0;
+	// irq --in-kernel: samples of IRQ actions kprof.ko had no histogram
+	// slot for on their CPU (girq_agg_slots): lost to the statistics.
+	uint64_t untracked = 0;
 
 	uint64_t buffer_lost() const;	// Σ CpuLoss::lost()
 	uint64_t not_read() const;	// Σ CrossCheck::not_read() + gaps outside windows
-	uint64_t total_missed() const;	// max(buffer_lost, not_read)
+	uint64_t total_missed() const;	// max(buffer_lost, not_read) + untracked
 	bool lost_anything() const;	// any loss, invalid record, bad or lossy page
 };
 

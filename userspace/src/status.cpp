@@ -38,8 +38,12 @@ int run_status(const StatusOptions &opts)
 	j["tracefs"] = tdir;
 	j["collection_enabled"] = dbg ? nlohmann::json(trimmed(sys::read_file(*dbg + "/enable")) == "1")
 				      : nlohmann::json(nullptr);
-	const auto agg = dbg ? sys::read_file(*dbg + "/" + kAggregateFile) : std::nullopt;
-	j["aggregation"] = agg ? nlohmann::json(agg_state_name(std::stoi(*agg))) : nlohmann::json(nullptr);
+	const auto agg_state = [&](const char *file) {
+		const auto agg = dbg ? sys::read_file(*dbg + "/" + file) : std::nullopt;
+		return agg ? nlohmann::json(agg_state_name(std::stoi(*agg))) : nlohmann::json(nullptr);
+	};
+	j["aggregation"] = agg_state(kAggregateFile);
+	j["irq_aggregation"] = agg_state(kGirqAggregateFile);
 	nlohmann::json devs = nlohmann::json::array();
 	if (dbg)
 		for (const auto &d : sys::devices(*dbg))
@@ -77,6 +81,10 @@ int run_status(const StatusOptions &opts)
 		  << "aggregation: "
 		  << (j["aggregation"].is_null() ? "unknown (no debugfs or no kprof/aggregate)"
 						 : j["aggregation"].get<std::string>() + " (latency --in-kernel)")
+		  << '\n'
+		  << "irq aggregation: "
+		  << (j["irq_aggregation"].is_null() ? "unknown (no debugfs or no kprof/girq_aggregate)"
+						     : j["irq_aggregation"].get<std::string>() + " (irq --in-kernel)")
 		  << '\n'
 		  << "devices:     ";
 	if (devs.empty())
