@@ -33,13 +33,13 @@ CROSS_COMPILE ?=
 MOD_KDIR := $(if $(KDIR),$(KDIR),$(if $(KERNELRELEASE),/lib/modules/$(KERNELRELEASE)/build))
 MOD_ENV := KDIR="$(MOD_KDIR)" KREL="$(KERNELRELEASE)" JOBS="$(JOBS)" ARCH="$(ARCH)" CROSS_COMPILE="$(CROSS_COMPILE)"
 
-.PHONY: all help deps modules userspace static boards build check unit vm demo vm-shell install clean bench
+.PHONY: all help deps modules userspace static boards build check unit sanitize vm demo vm-shell install clean bench
 
 all: build
 
 help:
 	@sed -n '2,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
-	@echo 'Targets: deps modules userspace static boards build check unit vm demo vm-shell install clean bench'
+	@echo 'Targets: deps modules userspace static boards build check unit sanitize vm demo vm-shell install clean bench'
 	@echo 'Variables: KERNEL=<an id of ci/kernels.list, e.g. 6.1 or arm64-6.12> (vm-shell),'
 	@echo '           KDIR= KERNELRELEASE= (modules, install), ARCH=arm64|arm CROSS_COMPILE= (modules, static, install),'
 	@echo '           DESTDIR= PREFIX=/usr/local (install), JOBS=N'
@@ -88,8 +88,17 @@ boards:
 
 build: modules userspace static boards
 
+# The unit tests under ASan and UBSan, and the fuzz targets: clang.
+$(BUILD)/sanitize/CMakeCache.txt:
+	CC=clang CXX=clang++ $(CMAKE) -S . -B $(BUILD)/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPROF_SANITIZE=ON
+
+sanitize: $(BUILD)/sanitize/CMakeCache.txt
+	$(CMAKE) --build $(BUILD)/sanitize -j $(JOBS)
+	cd $(BUILD)/sanitize && ctest --output-on-failure -j $(JOBS)
+
 check: deps
 	$(MAKE) build
+	$(MAKE) sanitize
 	cd $(BUILD)/host && ctest --output-on-failure -j $(JOBS)
 
 unit: userspace

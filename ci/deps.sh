@@ -5,7 +5,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 PKGS=(
-	build-essential cmake pkg-config kmod
+	build-essential cmake pkg-config kmod clang libclang-rt-14-dev
 	libtracefs-dev libtraceevent-dev libtracecmd-dev libcli11-dev libboost-test-dev nlohmann-json3-dev
 	qemu-system-x86 qemu-system-arm busybox-static cpio xz-utils trace-cmd mmdebstrap
 )

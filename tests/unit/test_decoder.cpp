@@ -216,7 +216,8 @@ struct PageMaker {
 		std::vector<uint8_t> p(4096, 0);
 		const uint64_t commit = data.size() | commit_flags;
 		std::memcpy(p.data() + 8, &commit, 8);
-		std::memcpy(p.data() + 16, data.data(), data.size());
+		if (!data.empty())	// memcpy from an empty vector's nullptr is UB (UBSan)
+			std::memcpy(p.data() + 16, data.data(), data.size());
 		std::memcpy(p.data() + 16 + data.size(), &stored, 8);
 		return p;
 	}

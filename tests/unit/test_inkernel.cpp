@@ -114,6 +114,10 @@ BOOST_AUTO_TEST_CASE(rejects_what_it_cannot_trust)
 	BOOST_CHECK_THROW(load_kernel_hist(kLayout + "batch x\n", "q0", {}, false, ks), std::runtime_error);
 	BOOST_CHECK_THROW(load_kernel_hist(kLayout + "batch 0 1 10 10 10 10-1\n", "q0", {}, false, ks),
 			  std::runtime_error);
+	// Numbers std::stoull would reject with invalid_argument or out_of_range.
+	for (const char *bad : {"batch 0 1 10 10 10 x:1\n", "batch 0 1 10 10 10 10:\n",
+				"batch 0 1 10 10 10 10:99999999999999999999999\n", "state x\n"})
+		BOOST_CHECK_THROW(load_kernel_hist(kLayout + bad, "q0", {}, false, ks), std::runtime_error);
 }
 
 // kprof/girq_hist: a row per IRQ action and event, the name unescaped,

@@ -7,6 +7,9 @@
 #include "counters.hpp"
 #include "report.hpp"
 
+#include <fstream>
+#include <iterator>
+
 using namespace kprof;
 
 namespace {
@@ -185,6 +188,22 @@ BOOST_AUTO_TEST_CASE(loss_is_loud_in_text)
 	r.loss[0].ring.read = 3;
 	r.loss[0].bad_pages = 1;
 	BOOST_TEST(r.lost_anything());
+}
+
+// Numbers a kernel file should never hold: a clean runtime_error, not
+// std::stoull's invalid_argument (which kprofctl would take for a usage
+// error). The fuzzer's crasher (tests/fuzz/crashers/text: its first byte picked
+// this parser) among them.
+BOOST_AUTO_TEST_CASE(kernel_numbers)
+{
+	std::ifstream f(KPROF_FIXTURES "/../../fuzz/crashers/text/ring_stats-stoull", std::ios::binary);
+	const std::string crasher((std::istreambuf_iterator<char>(f)), {});
+	BOOST_REQUIRE(crasher.size() > 1);
+	BOOST_CHECK_THROW(parse_ring_stats(crasher.substr(1)), std::runtime_error);
+	for (const char *bad : {"entries: x\n", "overrun: \n", "read events: 99999999999999999999999\n", "entries: 3 4\n"})
+		BOOST_CHECK_THROW(parse_ring_stats(bad), std::runtime_error);
+	BOOST_TEST(kernel_u64("18446744073709551615", "") == UINT64_MAX);
+	BOOST_CHECK_THROW(parse_counters("irqs: -1\n"), std::runtime_error);
 }
 
 BOOST_AUTO_TEST_CASE(ring_stats_file)

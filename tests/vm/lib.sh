@@ -209,3 +209,14 @@ expect_irq_runs() {
 		fail "$1: $2 handler runs, /proc/interrupts moved $3"
 	echo "ok: $1: $2 handler runs, /proc/interrupts moved $3"
 }
+
+# print_fixtures: for ci/capture-fixtures.sh, /tmp/fx as a base64 tar
+# between markers on the console; then kprof and pktproc unloaded
+print_fixtures() {
+	(cd /tmp && tar -czf fx.tgz fx)
+	echo "FIXTURES-BEGIN"
+	base64 /tmp/fx.tgz
+	echo "FIXTURES-END"
+	rmmod kprof_pktproc
+	rmmod kprof
+}

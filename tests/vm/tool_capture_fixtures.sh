@@ -66,9 +66,4 @@ for e in kprof/kprof_girq_handler kprof/kprof_girq_wake kprof/kprof_girq_thread 
 done
 rmdir $I
 uname -r >$F/kernel
-cd /tmp && tar -czf fx.tgz fx
-echo "FIXTURES-BEGIN"
-base64 fx.tgz
-echo "FIXTURES-END"
-rmmod kprof_pktproc
-rmmod kprof
+print_fixtures

@@ -7,6 +7,16 @@
 
 namespace kprof {
 
+uint64_t kernel_u64(std::string_view s, const std::string &line)
+{
+	uint64_t v;
+	auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+	if (s.empty() || ec != std::errc() || p != s.data() + s.size())
+		throw std::runtime_error("bad number '" + std::string(s.substr(0, 40)) + "' in '" + line.substr(0, 80) +
+					 "'");
+	return v;
+}
+
 std::map<std::string, uint64_t> parse_counters(const std::string &text)
 {
 	std::map<std::string, uint64_t> out;
@@ -24,12 +34,7 @@ std::map<std::string, uint64_t> parse_counters(const std::string &text)
 				continue;	// a per-CPU row
 			throw std::runtime_error("unexpected line in kprof counters: '" + line + "'");
 		}
-		uint64_t v;
-		const char *b = line.data() + colon + 2, *e = line.data() + line.size();
-		auto [p, ec] = std::from_chars(b, e, v);
-		if (ec != std::errc() || p != e)
-			throw std::runtime_error("bad counter value in '" + line + "'");
-		out[line.substr(0, colon)] = v;
+		out[line.substr(0, colon)] = kernel_u64(std::string_view(line).substr(colon + 2), line);
 	}
 	return out;
 }

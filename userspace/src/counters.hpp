@@ -6,8 +6,13 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace kprof {
+
+// A decimal number, all of @s, in a file the kernel wrote; otherwise
+// std::runtime_error quoting @line.
+uint64_t kernel_u64(std::string_view s, const std::string &line);
 
 // The "name: value" total lines; the per-CPU table is skipped. Throws
 // std::runtime_error on a line that is neither.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "inkernel.hpp"
 
+#include "counters.hpp"
+
 #include <sstream>
 #include <stdexcept>
 
@@ -53,8 +55,8 @@ void parse_buckets(std::istringstream &in, const std::string &line, Parsed &p)
 		const auto colon = pair.find(':');
 		if (colon == std::string::npos)
 			throw std::runtime_error("malformed bucket '" + pair + "' in kprof.ko's histogram");
-		const size_t index = std::stoull(pair.substr(0, colon));
-		const uint64_t n = std::stoull(pair.substr(colon + 1));
+		const uint64_t index = kernel_u64(std::string_view(pair).substr(0, colon), line);
+		const uint64_t n = kernel_u64(std::string_view(pair).substr(colon + 1), line);
 		if (index >= KPROF_HIST_KERNEL_BUCKETS)
 			throw std::runtime_error("bucket " + std::to_string(index) + " beyond kprof.ko's layout");
 		total += n;
@@ -84,7 +86,7 @@ void for_each_line(const std::string &text, const std::string &file, KernelStats
 	check_layout(line);
 	while (std::getline(in, line)) {
 		if (line.rfind("state ", 0) == 0)
-			out.state = AggState(std::stoi(line.substr(6)));
+			out.state = AggState(kernel_u64(std::string_view(line).substr(6), line));
 		else
 			fn(line);
 	}

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "report.hpp"
 
+#include "counters.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -83,7 +85,7 @@ RingStats parse_ring_stats(const std::string &text)
 	for (std::string line; std::getline(in, line);)
 		for (const auto &[name, member] : fields)
 			if (line.rfind(name, 0) == 0)
-				s.*member = std::stoull(line.substr(std::strlen(name)));
+				s.*member = kernel_u64(std::string_view(line).substr(std::strlen(name)), line);
 	return s;
 }
 
