@@ -63,7 +63,7 @@ ifneq ($(CROSS_COMPILE),)
 STATIC     := $(BUILD)/static-$(if $(ARCH),$(ARCH),$(patsubst %-,%,$(CROSS_COMPILE)))
 TRIPLET    := $(patsubst %-,%,$(CROSS_COMPILE))
 STATIC_ENV := PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/share/pkgconfig
-STATIC_OPT := -DCMAKE_SYSTEM_NAME=Linux -DCMAKE_CXX_COMPILER=$(CROSS_COMPILE)g++ \
+STATIC_OPT := -DCMAKE_SYSTEM_NAME=Linux -DCMAKE_C_COMPILER=$(CROSS_COMPILE)gcc -DCMAKE_CXX_COMPILER=$(CROSS_COMPILE)g++ \
 	-DCMAKE_FIND_ROOT_PATH=/usr/lib/$(TRIPLET)
 else
 STATIC     := $(BUILD)/static
