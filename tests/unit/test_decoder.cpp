@@ -213,7 +213,7 @@ struct PageMaker {
 
 	std::vector<uint8_t> page(const std::vector<uint8_t> &data, uint64_t commit_flags, uint64_t stored = 0) const
 	{
-		std::vector<uint8_t> p(4096, 0);
+		std::vector<uint8_t> p(std::max<size_t>(4096, 16 + data.size() + 8), 0);	// room for @stored
 		const uint64_t commit = data.size() | commit_flags;
 		std::memcpy(p.data() + 8, &commit, 8);
 		if (!data.empty())	// memcpy from an empty vector's nullptr is UB (UBSan)
@@ -326,6 +326,59 @@ BOOST_AUTO_TEST_CASE(crafted_pages_that_lie_are_not_read)
 
 	// A page shorter than its header.
 	BOOST_TEST(d.decode_page(p.data(), 12, 0, out).bad_page);
+}
+
+// Records whose length does not move forward. kbuffer follows them without a
+// check, so decode_page() hung in kbuffer_next_event() (fuzz.decoder found a
+// type-0 record whose length pointed back; a padding record pointing at
+// itself loops inside kbuffer). Such pages are bad, read no further, and
+// return. A padding that fills the page to its end, as the kernel writes
+// one, is still read past.
+BOOST_AUTO_TEST_CASE(records_that_do_not_move_forward_are_not_followed)
+{
+	const auto dir = captures().front();
+	auto tep = tep_from_capture(dir);
+	Decoder d(tep.get());
+	PageMaker m{d, first_record(d, dir, tep.get())};
+	const auto ev = m.event();
+	auto record = [](uint32_t type_len, uint32_t word) {
+		std::vector<uint8_t> r(8);
+		const uint32_t h = (1u << 5) | type_len;
+		std::memcpy(r.data(), &h, 4);
+		std::memcpy(r.data() + 4, &word, 4);
+		return r;
+	};
+	auto decode = [&](const std::vector<uint8_t> &tail) {
+		std::vector<uint8_t> data = ev;
+		data.insert(data.end(), tail.begin(), tail.end());
+		data.insert(data.end(), ev.begin(), ev.end());
+		const auto p = m.page(data, 0);
+		std::vector<Sample> out;
+		const auto r = d.decode_page(p.data(), p.size(), 0, out);
+		BOOST_TEST(out.size() == r.events);
+		return r;
+	};
+	constexpr uint32_t kPadding = 29;
+	for (const auto &bad : {record(kPadding, uint32_t(-4)),	// padding: next is itself
+				record(kPadding, uint32_t(-40)),	// padding: back
+				record(kPadding, 5000),			// padding: past the page
+				record(0, uint32_t(-8)),		// type 0: back
+				record(0, uint32_t(-4)),		// type 0: next is itself
+				record(0, 0x7ffffffc)}) {		// type 0: past the page
+		const auto r = decode(bad);
+		BOOST_TEST(r.bad_page);
+		BOOST_TEST(r.events == 0u);
+	}
+	// A page ending in padding to its last byte, as the kernel leaves one.
+	std::vector<uint8_t> data = ev;
+	const auto pad = record(kPadding, uint32_t(4080 - data.size() - 4));
+	data.insert(data.end(), pad.begin(), pad.end());
+	data.resize(4080, 0);
+	const auto p = m.page(data, 0);
+	std::vector<Sample> out;
+	const auto r = d.decode_page(p.data(), p.size(), 0, out);
+	BOOST_TEST(!r.bad_page);
+	BOOST_TEST(r.events == 1u);
 }
 
 // Random commit lengths, random records, random flags: never a crash, never

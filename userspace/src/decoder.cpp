@@ -58,6 +58,37 @@ std::optional<PageHeader> parse_page_header(const void *page, size_t size, size_
 	return h;
 }
 
+bool records_walkable(const uint8_t *data, size_t avail, uint64_t length)
+{
+	// kbuffer's record types (type_len): 0 has its length in the next
+	// word, 1..28 are that many words of data, the rest are special.
+	constexpr uint32_t kPadding = 29, kTimeExtend = 30, kTimeStamp = 31;
+	uint64_t off = 0;
+	while (off < length) {
+		if (off + 4 > avail)
+			return false;
+		const auto type_len = uint32_t(load(data + off, 4)) & 0x1f;
+		if (type_len != 0 && type_len < kPadding) {
+			off += 4 + 4 * uint64_t(type_len);
+			continue;
+		}
+		if (off + 8 > avail)	// these four read a second word
+			return false;
+		const auto word = uint32_t(load(data + off + 4, 4));
+		int64_t next;	// kbuffer's arithmetic: int lengths, wrapping
+		if (type_len == kPadding)
+			next = int64_t(off) + 4 + int32_t(word);
+		else if (type_len == kTimeExtend || type_len == kTimeStamp)
+			next = int64_t(off) + 8;
+		else
+			next = int64_t(off) + 8 + int32_t((word - 4 + 3) & ~3u);
+		if (next <= int64_t(off) || uint64_t(next) > avail)
+			return false;
+		off = uint64_t(next);
+	}
+	return true;
+}
+
 TepPtr tep_from_files(const std::filesystem::path &header_page, const std::vector<std::filesystem::path> &formats,
 		      int long_size, int page_size, tep_endian endian)
 {
@@ -199,12 +230,13 @@ PageResult Decoder::decode_page(const void *page, size_t size, int cpu, std::vec
 	// says 0 once its cursor has moved past a leading time stamp, and
 	// kbuffer would trust a commit length larger than the page.
 	const auto hdr = parse_page_header(page, size, commit_size_);
-	if (!hdr || kbuffer_load_subbuffer(kbuf_.get(), const_cast<void *>(page)) < 0) {
+	const auto *base = static_cast<const uint8_t *>(page);
+	if (!hdr || !records_walkable(base + hdr->data_offset, size - hdr->data_offset, hdr->length) ||
+	    kbuffer_load_subbuffer(kbuf_.get(), const_cast<void *>(page)) < 0) {
 		r.bad_page = true;
 		return r;
 	}
 	r.missed = hdr->missed;
-	const auto *base = static_cast<const uint8_t *>(page);
 	const uint8_t *end = base + hdr->data_offset + hdr->length;
 	unsigned long long ts;
 	for (void *data = kbuffer_read_event(kbuf_.get(), &ts); data; data = kbuffer_next_event(kbuf_.get(), &ts)) {

@@ -54,7 +54,7 @@ struct PageResult {
 	// Events the ring buffer dropped before this page, from the page
 	// header: -1 if it flagged a loss without a count, else the count.
 	int64_t missed = 0;
-	bool bad_page = false;	// the header does not fit the page: nothing read
+	bool bad_page = false;	// the header or a record's length does not fit the page: nothing read
 };
 
 // A sub-buffer page's header: a u64 timestamp, then "commit", a long (4 or
@@ -69,6 +69,13 @@ struct PageHeader {
 // Parse and check the header of a @size-byte page whose commit field is
 // @commit_size bytes; nullopt if the header or its length does not fit.
 std::optional<PageHeader> parse_page_header(const void *page, size_t size, size_t commit_size);
+// Whether kbuffer can walk the @length bytes of records at @data (@avail
+// bytes readable there). kbuffer (libtraceevent 1.7) follows each record's
+// length unchecked: a padding or type-0 length that does not move forward
+// makes kbuffer_next_event() loop forever, and one past the page reads
+// outside it. This walks the records with kbuffer's arithmetic and accepts
+// only steps that move forward and stay inside the buffer.
+bool records_walkable(const uint8_t *data, size_t avail, uint64_t length);
 
 // A record of an event that is not kprof's, as it lies in the page.
 struct OtherRecord {
