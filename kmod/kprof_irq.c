@@ -332,16 +332,29 @@ static void girq_woke(struct girq_cpu *gc, u64 now)
 	girq_delta_event(GIRQ_EV_WAKE, &gc->req, 0, now);
 }
 
-static void girq_waking(void *data, struct task_struct *p)
+/*
+ * sched_waking and sched_wakeup fire with interrupts on when a task wakes
+ * itself (try_to_wake_up()'s p == current path). A hard IRQ there would run
+ * girq_entry()/girq_exit() on this CPU's request in the middle of these
+ * probes, and take a bucket lock they hold: interrupts are off in them.
+ */
+static void __girq_waking(struct girq_cpu *gc, struct task_struct *p)
 {
-	struct girq_cpu *gc = this_cpu_ptr(&girq_cpus);
-
 	if (gc->expect && gc->req.pid == p->pid && gc->req.tstart == p->start_time) {
 		gc->expect = false;
 		girq_woke(gc, ktime_get_ns());
 		return;
 	}
 	girq_settle(gc);
+}
+
+static void girq_waking(void *data, struct task_struct *p)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	__girq_waking(this_cpu_ptr(&girq_cpus), p);
+	local_irq_restore(flags);
 }
 
 /*
@@ -371,13 +384,15 @@ static bool girq_take(struct task_struct *p, struct girq_slot *out)
 
 static void girq_wakeup(void *data, struct task_struct *p)
 {
-	struct girq_cpu *gc = this_cpu_ptr(&girq_cpus);
 	struct girq_slot s;
+	unsigned long flags;
 
-	girq_settle(gc);
+	local_irq_save(flags);
+	girq_settle(this_cpu_ptr(&girq_cpus));
 	/* Still on its CPU: it runs on and serves the IRQ, no switch-in. */
 	if (kprof_task_on_cpu(p) && girq_take(p, &s))
 		girq_count(GC_ON_CPU, 1 + s.coalesced);
+	local_irq_restore(flags);
 }
 
 static void girq_switch(KPROF_SCHED_SWITCH_PROTO)
