@@ -69,19 +69,22 @@ ensure() {
 }
 
 # Run "$@" in the chroot, in a mount namespace of its own: /proc (objtool
-# reads it), the source tree and the build tree are mounted there only, at
+# reads it), the source tree, the build tree and the kernel trees built from
+# source ($KPROF_CACHE/kbuild, ci/debug-kernel.sh) are mounted there only, at
 # their own paths, and vanish with it.
 run() {
-	mkdir -p "$KPROF_BUILD" "$dir$KPROF_TOP" "$dir$KPROF_BUILD"
+	local kbuild=$KPROF_CACHE/kbuild
+	mkdir -p "$KPROF_BUILD" "$dir$KPROF_TOP" "$dir$KPROF_BUILD" "$kbuild" "$dir$kbuild"
 	unshare --mount --propagation private sh -euc '
-		dir=$1 top=$2 build=$3
-		shift 3
+		dir=$1 top=$2 build=$3 kbuild=$4
+		shift 4
 		mount -t proc proc "$dir/proc"
 		mount --bind "$top" "$dir$top"
 		mount --bind "$build" "$dir$build"
+		mount --bind "$kbuild" "$dir$kbuild"
 		exec chroot "$dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
 			DEBIAN_FRONTEND=noninteractive KPROF_BUILD="$build" "$@"
-	' sh "$dir" "$KPROF_TOP" "$KPROF_BUILD" "$@"
+	' sh "$dir" "$KPROF_TOP" "$KPROF_BUILD" "$kbuild" "$@"
 }
 
 ensure

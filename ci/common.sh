@@ -58,6 +58,12 @@ kernel_tests() {
 	awk -v id="$1" '$1 == id { print $5 }' "$KPROF_TOP/ci/kernels.list"
 }
 
+# kernel_flavour ID: ci/kernels.list's flavour of matrix entry ID ("debug" is
+# built from source by ci/debug-kernel.sh; the others are Debian's images).
+kernel_flavour() {
+	matrix_lines | awk -v id="$1" '$1 == id { print $2 }'
+}
+
 # kernel_field ID N: column N (2 release, 3 suite, 4 arch) of matrix entry ID.
 kernel_field() {
 	local line

@@ -214,6 +214,10 @@ guest_kmods() {
 # /lib/modules/<rel>/build). The image is only booted by QEMU, so its vmlinuz
 # is unpacked into the cache rather than installed into the host's /boot.
 while read -r id rel suite arch; do
+	if [ "$(kernel_flavour "$id")" = debug ]; then
+		"$KPROF_TOP/ci/debug-kernel.sh" build
+		continue
+	fi
 	install_headers "$suite" "$rel" "$arch"
 	[ "$arch" = amd64 ] || guest_busybox "$arch"
 	vmlinuz=$(vmlinuz_path "$rel")

@@ -12,7 +12,10 @@
 #   3 no verdict: timeout, hang or crash
 #   4 setup error on the host
 # The console log is kept in build/vm-logs/<kernel>/<test>.log.
-# KPROF_VM_TIMEOUT (seconds, default 180) bounds the whole boot.
+# KPROF_VM_TIMEOUT (seconds, default 180, twice that on a debug kernel)
+# bounds the whole boot.
+# KPROF_VM_APPEND adds kernel arguments (the harness's debug self-tests),
+# KPROF_VM_LOG names the log instead of <test> (runs of one test at once).
 # KPROF_VM_QEMU adds QEMU arguments (make bench: more memory, a disk that
 # carries a file out of the guest).
 set -euo pipefail
@@ -35,14 +38,17 @@ trap 'rm -rf "$work"' EXIT
 
 # A test may ask for kernel arguments of its own with a line
 #   # kprof-append: debugfs=off
-# and QEMU arguments of its own (x86 only) with
+# QEMU arguments of its own (x86 only) with
 #   # kprof-qemu: -serial mon:stdio -serial null
-extra= qextra=()
+# and a longer bound on its boot (seconds; KPROF_VM_TIMEOUT still wins) with
+#   # kprof-timeout: 600
+extra= qextra=() ttimeout=
 if [ "$test" != shell ]; then
 	extra=$(sed -n 's/^# kprof-append: //p' "$KPROF_TOP/tests/vm/$test.sh" | tr '\n' ' ')
 	read -r -a qextra <<<"$(sed -n 's/^# kprof-qemu: //p' "$KPROF_TOP/tests/vm/$test.sh" | tr '\n' ' ')"
+	ttimeout=$(sed -n 's/^# kprof-timeout: \([0-9]*\)$/\1/p' "$KPROF_TOP/tests/vm/$test.sh" | head -n 1)
 fi
-append="loglevel=5 panic=-1 oops=panic rdinit=/init kprof.test=$test $extra"
+append="loglevel=5 panic=-1 oops=panic rdinit=/init kprof.test=$test $extra ${KPROF_VM_APPEND:-}"
 # x86: thread=single, because multi-threaded TCG livelocks in the kernel's
 # text patching (static keys) under a high IRQ-thread wakeup rate; see
 # tests/vm/tool_textpoke_hang.sh for the reproducer. armhf: thread=multi,
@@ -81,8 +87,11 @@ fi
 
 logdir=$KPROF_BUILD/vm-logs/$id
 mkdir -p "$logdir"
-log=$logdir/$test.log
-timeout=${KPROF_VM_TIMEOUT:-180}
+log=$logdir/${KPROF_VM_LOG:-$test}.log
+timeout=${ttimeout:-180}
+# The debug kernel's checkers make a guest 2-3 times slower under TCG.
+[ "$(kernel_flavour "$id")" != debug ] || timeout=$((timeout * 2))
+timeout=${KPROF_VM_TIMEOUT:-$timeout}
 start=$(date +%s)
 set +e
 timeout --kill-after=5 "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1
@@ -100,7 +109,12 @@ verdict=$(grep -a '^KPROF-RESULT: ' "$log" | tail -n 1 || true)
 # The kernel's own messages only: the guest's full dmesg when it got to
 # print it, else (a crash) the whole console. What the test printed is not
 # scanned: kprofctl's own "WARNING: events were lost" is not the kernel's.
-# INFO: catches RCU stalls and hung tasks.
+# INFO: catches RCU stalls and hung tasks. The debug kernel's checkers
+# report through these as well (lockdep: "WARNING: possible circular
+# locking"; KASAN, KFENCE: "BUG: KASAN:"; "BUG: sleeping function called
+# from invalid context"), except UBSAN ("UBSAN: shift-out-of-bounds"),
+# debugobjects ("ODEBUG:") and kmemleak ("N new suspected memory leaks",
+# after guest-init's scan).
 kernel_log() {
 	if grep -q -a '^KPROF-DMESG-END' "$log"; then
 		awk '/^KPROF-DMESG-BEGIN/ { on = 1 } on { print NR ":" $0 } /^KPROF-DMESG-END/ { on = 0 }' "$log"
@@ -108,7 +122,7 @@ kernel_log() {
 		grep -a -n '' "$log"
 	fi
 }
-dirty=$(kernel_log | grep -a -E 'WARNING:|BUG:|Oops|Call Trace|INFO:' || true)
+dirty=$(kernel_log | grep -a -E 'WARNING:|BUG:|Oops|Call Trace|INFO:|kernel BUG at|UBSAN:|ODEBUG:|suspected memory leak' || true)
 
 if [ -n "$dirty" ]; then
 	echo "FAIL $id/$test: kernel console is not clean (${elapsed}s); excerpt:"

@@ -45,3 +45,11 @@ function val(line) {
 /"invalid":/ { print "invalid", val($0) }
 /"lost": (true|false)/ { print "lost", val($0) }
 /"untracked":/ { print "untracked", val($0) }
+# per CPU (keys sorted, "unread" last):
+#   cpuloss CPU OVERRUN COMMIT_OVERRUN DROPPED UNREAD HEADER_MISSED LOSSY_PAGES
+/"commit_overrun":/ { commit_overrun = val($0) }
+/"overrun":/ { overrun = val($0) }
+/"dropped":/ { dropped = val($0) }
+/"header_missed":/ { header_missed = val($0) }
+/"lossy_pages":/ { lossy_pages = val($0) }
+/"unread":/ { print "cpuloss", cpu, overrun, commit_overrun, dropped, val($0), header_missed, lossy_pages }

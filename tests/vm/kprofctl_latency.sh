@@ -101,6 +101,24 @@ grep -q '^lost true$' /tmp/o.txt || fail "JSON does not flag the loss"
 grep -q 'WARNING: .* events lost' /tmp/o.err || fail "no warning line on stderr: $(cat /tmp/o.err)"
 [ "$(sed -n 's/^buffer_lost //p' /tmp/o.txt)" -gt 0 ] || fail "the ring buffer's loss is not reported"
 [ "$(sed -n 's/^not_read //p' /tmp/o.txt)" -gt 0 ] || fail "the seq window does not show the loss"
+# Exactly: the events kprofctl reports missed are the kernel's overrun
+# figure (per_cpu/cpuN/stats), and the events kprof.ko emitted but kprofctl
+# never read (seq). Per CPU, the page headers carry the same count, except
+# where a page had no room to store it (lossy pages: flagged, uncounted).
+grep '^cpuloss ' /tmp/o.txt
+grep '^cpuloss ' /tmp/o.txt | while read -r _ cpu ov cov drop unread hm lossy; do
+	expect_eq "cpu$cpu: commit overrun, dropped, unread" "$cov $drop $unread" "0 0 0"
+	if [ "$lossy" -eq 0 ]; then
+		expect_eq "cpu$cpu: events lost per page headers" "$hm" "$ov"
+	elif [ "$hm" -ge "$ov" ]; then
+		fail "cpu$cpu: page headers count $hm of $ov lost, with $lossy pages flagged but not counted"
+	fi
+done
+overrun=$(awk '$1 == "cpuloss" { s += $3 } END { print s + 0 }' /tmp/o.txt)
+lossy=$(awk '$1 == "cpuloss" { s += $8 } END { print s + 0 }' /tmp/o.txt)
+expect_eq "events reported missed = the kernel's overrun" "$(sed -n 's/^missed_total //p' /tmp/o.txt)" "$overrun"
+expect_eq "events emitted and not read (seq) = the kernel's overrun" "$(sed -n 's/^not_read //p' /tmp/o.txt)" "$overrun"
+echo "KPROF-FIGURE: overrun kernel=$(uname -r) missed=$(sed -n 's/^missed_total //p' /tmp/o.txt) not_read=$(sed -n 's/^not_read //p' /tmp/o.txt) overrun=$overrun uncounted_pages=$lossy"
 
 # A filter loses events too, and is reported as loss, never as expected.
 echo 2000 >"$PP/rate_pps"

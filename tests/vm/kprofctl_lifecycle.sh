@@ -38,6 +38,7 @@ grep -q 'kprof latency report' /tmp/out || fail "no report after SIGINT"
 snapshot /tmp/s1
 diff /tmp/s0 /tmp/s1 || fail "tracefs state differs after SIGINT"
 echo "ok: SIGINT restored the state (no instance)"
+echo "KPROF-FIGURE: signal INT restored"
 
 # SIGINT on an instance that persists (from kprofctl enable): every knob
 # latency changed is put back.
@@ -65,6 +66,7 @@ wait $pid || fail "latency after SIGTERM exited $?"
 snapshot /tmp/s1
 diff /tmp/s0 /tmp/s1 || fail "tracefs state differs after SIGTERM on a persistent instance"
 echo "ok: SIGTERM restored the persistent instance"
+echo "KPROF-FIGURE: signal TERM restored"
 kprofctl disable 'kprof:*' >/dev/null
 expect_eq "filter cleared by disable" "$(cat $TR/instances/kprof/events/kprof/kprof_batch/filter)" none
 rmdir $TR/instances/kprof
@@ -88,6 +90,7 @@ for sigs in HUP "INT INT"; do
 		expect_eq "top-level $(basename $e) after SIG $sigs" "$(cat $e/enable)" 0
 	done
 	echo "ok: SIG $sigs left every event disabled (exit $rc)"
+	echo "KPROF-FIGURE: signal $(echo $sigs | tr ' ' +) restored"
 done
 
 # SIGPIPE: the reader of the report went away. The instance is restored.
@@ -96,6 +99,7 @@ kprofctl latency -d 2s | true
 snapshot /tmp/s1
 diff /tmp/s0 /tmp/s1 || fail "tracefs state differs after SIGPIPE"
 echo "ok: SIGPIPE left the state as it was"
+echo "KPROF-FIGURE: signal PIPE restored"
 
 # A reader holds the instance open, so it cannot be removed (EBUSY): the
 # settings are restored first all the same, and the next run removes it.
@@ -130,6 +134,7 @@ grep -q 'kprof latency report' /tmp/out || fail "no report after the cleanup"
 snapshot /tmp/s1
 diff /tmp/s0 /tmp/s1 || fail "tracefs state differs after SIGKILL + rerun"
 echo "ok: the run after SIGKILL cleaned up"
+echo "KPROF-FIGURE: signal KILL restored"
 
 # Busy: a second kprofctl on the same instance. The first runs until it
 # is told to stop, so that a slow guest cannot end it before the second.

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The README's "Reliability" table, made from what the last 'make check'
+# printed (never typed in): the KPROF-FIGURE lines of the guests' logs
+# (build/vm-logs/<kernel>/<test>.log) and the sanitizer build's logs.
+#   ci/reliability.sh            print the table
+#   ci/reliability.sh --readme   replace the README's table with it
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+logs=$KPROF_BUILD/vm-logs
+san=$KPROF_BUILD/sanitize
+
+# figure KIND: "kernel<TAB>rest of the line" for every KPROF-FIGURE: KIND line
+figure() {
+	grep -H "^KPROF-FIGURE: $1 " "$logs"/*/*.log 2>/dev/null |
+		sed "s|^$logs/\([^/]*\)/[^:]*:KPROF-FIGURE: $1 |\1\t|" | sort -V || true
+}
+
+# results REGEX: "name passed|failed" for every test of the last ctest run
+# in build/host whose name matches REGEX.
+results() {
+	awk -v re="$1" '/^[0-9]+\/[0-9]+ Testing: / { name = $3 }
+		/^Test Passed/ && name ~ re { print name, "passed" }
+		/^Test Failed/ && name ~ re { print name, "failed" }' \
+		"$KPROF_BUILD/host/Testing/Temporary/LastTest.log" 2>/dev/null || true
+}
+
+# kernels IDS...: "6.1, 6.12 (2)"
+kernels() {
+	local list
+	list=$(printf '%s\n' "$@" | sort -uV | paste -sd, - | sed 's/,/, /g')
+	echo "$list ($(printf '%s\n' "$@" | sort -u | grep -c .))"
+}
+
+# One row for the signals when each was restored on the same kernels, else
+# one row per signal.
+signals() {
+	local sig rows=() lists=()
+	for sig in INT TERM HUP INT+INT PIPE KILL; do
+		mapfile -t ids < <(figure signal | awk -F'\t' -v s="$sig restored" '$2 == s { print $1 }')
+		[ ${#ids[@]} -gt 0 ] || continue
+		lists+=("$(kernels "${ids[@]}")")
+		rows+=("| SIG$sig during a run | kprofctl latency, then the tracefs state compared | restored on ${lists[-1]} |")
+	done
+	[ ${#rows[@]} -gt 0 ] || return 0
+	if [ ${#rows[@]} -eq 6 ] && [ "$(printf '%s\n' "${lists[@]}" | sort -u | wc -l)" -eq 1 ]; then
+		echo "| Signals during a run | SIGINT, SIGTERM, SIGHUP, SIGINT twice and SIGPIPE to kprofctl latency; SIGKILL, then the next run; each time the tracefs state compared with the one before | all 6 restored on ${lists[0]} |"
+	else
+		printf '%s\n' "${rows[@]}"
+	fi
+}
+
+table() {
+	echo "| Check | What it did | Result |"
+	echo "|---|---|---|"
+	local n ids execs
+	if [ -f "$san/Testing/Temporary/LastTest.log" ]; then
+		n=$(grep -c '^[0-9]*/[0-9]* Testing: unit\.' "$san/Testing/Temporary/LastTest.log" || true)
+		cases=$(grep -o 'Running [0-9]* test cases' "$san/Testing/Temporary/LastTest.log" |
+			awk '{ s += $2 } END { print s + 0 }')
+		failed=$(grep -c '^Test Failed' "$san/Testing/Temporary/LastTest.log" || true)
+		echo "| ASan + UBSan | $n unit test programs, $cases test cases, built with clang | $failed of the sanitizer build's tests failed |"
+	fi
+	for log in "$san"/fuzz/*/log; do
+		[ -f "$log" ] || continue
+		name=$(basename "$(dirname "$log")")
+		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+		result=$(sed -n "s/^PASS: fuzz $name\(: \)\{0,1\}/no crash; /p" "$san/Testing/Temporary/LastTest.log" 2>/dev/null |
+			sed 's/; $//')
+		echo "| fuzz.$name | ${execs:-0} inputs in ${KPROF_FUZZ_SECONDS:-30} s | ${result:-crashed (see $log)} |"
+	done
+	signals
+	mapfile -t ids < <(figure overrun | cut -f1)
+	if [ ${#ids[@]} -gt 0 ]; then
+		local range
+		range=$(figure overrun | sed -n 's/.*overrun=\([0-9]*\).*/\1/p' | sort -n | sed -n '1p;$p' | paste -sd- -)
+		echo "| Induced overrun | 4 KiB buffer, reader stopped 1 s at 5,000 pkt/s; $range events overwritten | missed = the kernel's overrun, exactly, on $(kernels "${ids[@]}") |"
+	fi
+	mapfile -t ids < <(figure debugfs-fuzz | cut -f1)
+	if [ ${#ids[@]} -gt 0 ]; then
+		local writes files
+		writes=$(figure debugfs-fuzz | sed -n 's/.* writes=\([0-9]*\).*/\1/p' | sort -n | sed -n '1p;$p' | paste -sd- - | sed 's/^\([0-9]*\)-\1$/\1/')
+		files=$(figure debugfs-fuzz | sed -n 's/.* files=\([0-9]*\).*/\1/p' | sort -u | paste -sd/ -)
+		echo "| debugfs fuzzing | $writes writes per kernel to the $files writable files of kprof and pktproc, 2 writers, under traffic and idle; then consistency and rmmod | every write accepted or a documented errno, on $(kernels "${ids[@]}") |"
+	fi
+	for id in $(awk '$2 == "debug" { print $1 }' "$KPROF_TOP/ci/kernels.list"); do
+		local passed failed bugs
+		passed=$(results "^vm\\.$id\\." | grep -c ' passed$' || true)
+		failed=$(results "^vm\\.$id\\." | grep -c ' failed$' || true)
+		[ $((passed + failed)) -gt 0 ] || continue
+		echo "| Debug kernel $id | every VM test under KASAN, lockdep, PROVE_RCU, DEBUG_ATOMIC_SLEEP, debugobjects, kmemleak, UBSAN, KFENCE, DEBUG_LIST and the lockup detectors | $passed passed, $failed failed |"
+		bugs=$(results "^vm\\.harness\\.$id\\." | awk '$2 == "passed" { n = split($1, a, "."); print a[n] }' | paste -sd, - | sed 's/,/, /g')
+		[ -z "$bugs" ] || echo "| Checkers catch bugs on $id | a test module leaks, sleeps in atomic context, shifts out of bounds, reads freed memory | the harness failed the test for each of: $bugs |"
+	done
+	figure soak | while IFS=$'\t' read -r id rest; do
+		local cycles events failures leaks
+		cycles=$(echo "$rest" | sed -n 's/.*cycles=\([0-9]*\).*/\1/p')
+		events=$(echo "$rest" | sed -n 's/.*events=\([0-9]*\).*/\1/p')
+		failures=$(echo "$rest" | sed -n 's/.*failures=\([0-9]*\).*/\1/p')
+		leaks=$(echo "$rest" | sed -n 's/.*kmemleak=\([^ ]*\).*/\1/p')
+		case "$leaks" in
+		''|n/a) leaks= ;;
+		*) leaks="; kmemleak: $leaks suspects" ;;
+		esac
+		echo "| Soak on $id | $cycles cycles of insmod, traffic, latency + irq readers, enable flips, rmmod under traffic; $events events read | $failures failures$leaks |"
+	done
+}
+
+if [ "${1:-}" = --readme ]; then
+	t=$(mktemp)
+	table >"$t"
+	awk -v f="$t" '
+		/^<!-- reliability:begin/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
+		/^<!-- reliability:end/ { skip = 0 }
+		!skip' "$KPROF_TOP/README.md" >"$t.readme"
+	mv "$t.readme" "$KPROF_TOP/README.md"
+	rm -f "$t"
+else
+	table
+fi
