@@ -60,7 +60,7 @@ build() {
 		chroot_run sh -c "dpkg -s $BUILD_PKGS >/dev/null 2>&1 ||
 			apt-get install -y -q --no-install-recommends $BUILD_PKGS >/dev/null" ||
 			die "cannot install the kernel's build dependencies in the $SUITE chroot"
-		info "building the debug kernel $rel in $dir (about 10 minutes on 2 cores)"
+		info "building the debug kernel $rel in $dir (about 4 minutes on 2 idle cores)"
 		start=$(date +%s)
 		rm -rf "$dir"
 		mkdir -p "$dir/src" "$dir/build"

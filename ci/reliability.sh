@@ -15,6 +15,16 @@ figure() {
 		sed "s|^$logs/\([^/]*\)/[^:]*:KPROF-FIGURE: $1 |\1\t|" | sort -V || true
 }
 
+# field KEY: the value of KEY=... on each line of stdin
+field() {
+	sed -n "s/.*\(^\|[ \t]\)$1=\([^ ]*\).*/\2/p"
+}
+
+# range KIND KEY: "min-max" of KEY over the KIND figures ("n" if all equal)
+range() {
+	figure "$1" | field "$2" | sort -n | sed -n '1p;$p' | paste -sd- - | sed 's/^\([0-9]*\)-\1$/\1/'
+}
+
 # results REGEX: "name passed|failed" for every test of the last ctest run
 # in build/host whose name matches REGEX.
 results() {
@@ -71,16 +81,13 @@ table() {
 	signals
 	mapfile -t ids < <(figure overrun | cut -f1)
 	if [ ${#ids[@]} -gt 0 ]; then
-		local range
-		range=$(figure overrun | sed -n 's/.*overrun=\([0-9]*\).*/\1/p' | sort -n | sed -n '1p;$p' | paste -sd- -)
-		echo "| Induced overrun | 4 KiB buffer, reader stopped 1 s at 5,000 pkt/s; $range events overwritten | missed = the kernel's overrun, exactly, on $(kernels "${ids[@]}") |"
+		echo "| Induced overrun | 4 KiB buffer, reader stopped 1 s at 5,000 pkt/s; $(range overrun overrun) events overwritten | missed = the kernel's overrun, exactly, on $(kernels "${ids[@]}") |"
 	fi
 	mapfile -t ids < <(figure debugfs-fuzz | cut -f1)
 	if [ ${#ids[@]} -gt 0 ]; then
-		local writes files
-		writes=$(figure debugfs-fuzz | sed -n 's/.* writes=\([0-9]*\).*/\1/p' | sort -n | sed -n '1p;$p' | paste -sd- - | sed 's/^\([0-9]*\)-\1$/\1/')
-		files=$(figure debugfs-fuzz | sed -n 's/.* files=\([0-9]*\).*/\1/p' | sort -u | paste -sd/ -)
-		echo "| debugfs fuzzing | $writes writes per kernel to the $files writable files of kprof and pktproc, 2 writers, under traffic and idle; then consistency and rmmod | every write accepted or a documented errno, on $(kernels "${ids[@]}") |"
+		local files
+		files=$(figure debugfs-fuzz | field files | sort -u | paste -sd/ -)
+		echo "| debugfs fuzzing | $(range debugfs-fuzz writes) writes per kernel to the $files writable files of kprof and pktproc, 2 writers, under traffic and idle; then consistency and rmmod | every write accepted or a documented errno, on $(kernels "${ids[@]}") |"
 	fi
 	for id in $(awk '$2 == "debug" { print $1 }' "$KPROF_TOP/ci/kernels.list"); do
 		local passed failed bugs
@@ -93,10 +100,10 @@ table() {
 	done
 	figure soak | while IFS=$'\t' read -r id rest; do
 		local cycles events failures leaks
-		cycles=$(echo "$rest" | sed -n 's/.*cycles=\([0-9]*\).*/\1/p')
-		events=$(echo "$rest" | sed -n 's/.*events=\([0-9]*\).*/\1/p')
-		failures=$(echo "$rest" | sed -n 's/.*failures=\([0-9]*\).*/\1/p')
-		leaks=$(echo "$rest" | sed -n 's/.*kmemleak=\([^ ]*\).*/\1/p')
+		cycles=$(field cycles <<<"$rest")
+		events=$(field events <<<"$rest")
+		failures=$(field failures <<<"$rest")
+		leaks=$(field kmemleak <<<"$rest")
 		case "$leaks" in
 		''|n/a) leaks= ;;
 		*) leaks="; kmemleak: $leaks suspects" ;;

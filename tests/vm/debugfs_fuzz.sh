@@ -40,6 +40,11 @@ fuzz() {
 	}
 	cat "$out"
 }
+# kprof's switches off, as each round after the first starts and as the
+# consistency check starts (a fuzzed write may have left any of them on).
+knobs_off() {
+	for f in enable aggregate girq_aggregate; do echo 0 >"$KP/$f"; done
+}
 start=$(date +%s)
 seed=$(date +%s)
 echo "seed $seed"
@@ -49,10 +54,10 @@ fuzz /tmp/busy.out -n "$writes" -s "$seed" $files
 kprofctl disable 'kprof:*' >/dev/null
 echo >"$TR/instances/kprof/trace"	# that round's events: nobody reads them
 echo 1 >"$PP/stop"
-for f in enable aggregate girq_aggregate; do echo 0 >"$KP/$f"; done
+knobs_off
 # shellcheck disable=SC2086
 fuzz /tmp/idle.out -n $((writes / 10)) -s $((seed + 1)) $(echo "$files" | grep -v "^$KP/bench$")
-for f in enable aggregate girq_aggregate; do echo 0 >"$KP/$f"; done	# as round 2 left them
+knobs_off	# as round 2 left them
 fuzz /tmp/bench.out -n 30 -s $((seed + 2)) "$KP/bench"
 took=$(($(date +%s) - start))
 total=$(cat /tmp/busy.out /tmp/idle.out /tmp/bench.out | sed -n 's/^wfuzz: \([0-9]*\) writes.*/\1/p' |
@@ -68,8 +73,7 @@ done
 # Consistent afterwards: everything readable, the knobs set back, traffic
 # measured without loss, the counters agreeing with the events.
 echo 1 >"$PP/stop"
-echo 0 >"$KP/aggregate"
-echo 0 >"$KP/girq_aggregate"
+knobs_off
 echo 1 >"$KP/enable"
 for f in $(find "$KP" "$PP" -type f -perm -u+r); do
 	cat "$f" >/dev/null || fail "$f is not readable after the fuzzing"
