@@ -113,6 +113,7 @@ bench: modules static userspace
 demo: deps
 	$(MAKE) modules static
 	bash ci/vm-run.sh 6.1 demo
+	@echo "kprof demo: the pictures are $(BUILD)/vm-out/6.1/demo/demo-per-packet.svg and demo-batched.svg"
 
 vm-shell: modules static boards
 	bash ci/vm-run.sh $(KERNEL) shell

@@ -88,6 +88,9 @@ vmlinuz_path() { echo "$KPROF_CACHE/kernels/$1/vmlinuz"; }
 # guest_kmods_dir REL: the kernel's own modules some guest tests load.
 guest_kmods_dir() { echo "$KPROF_CACHE/kernels/$1/kmods"; }
 
+# promtool_path: Prometheus' promtool, unpacked by ci/deps.sh.
+promtool_path() { echo "$KPROF_CACHE/tools/promtool"; }
+
 # busybox_path ARCH: the busybox a guest of ARCH runs.
 busybox_path() {
 	if [ "$1" = amd64 ]; then

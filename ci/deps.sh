@@ -8,6 +8,7 @@ PKGS=(
 	build-essential cmake pkg-config kmod clang libclang-rt-14-dev
 	libtracefs-dev libtraceevent-dev libtracecmd-dev libcli11-dev libboost-test-dev nlohmann-json3-dev
 	qemu-system-x86 qemu-system-arm busybox-static cpio xz-utils trace-cmd mmdebstrap
+	librsvg2-bin libxml2-utils man-db groff-base
 )
 BACKPORTS=/etc/apt/sources.list.d/kprof-backports.sources
 
@@ -209,6 +210,21 @@ guest_kmods() {
 	fi
 	touch "$dest/.done"
 }
+
+# promtool checks the --openmetrics files. It comes from Debian's
+# prometheus package, unpacked into the cache: installing the package would
+# start a Prometheus server on the host.
+install_promtool() {
+	local dest tmp
+	dest=$(promtool_path)
+	[ -x "$dest" ] && return 0
+	tmp=$(mktemp -d)
+	dpkg-deb -x "$(fetch_deb bookworm prometheus)" "$tmp"
+	mkdir -p "$(dirname "$dest")"
+	install -m 0755 "$tmp/usr/bin/promtool" "$dest"
+	rm -rf "$tmp"
+}
+install_promtool
 
 # Headers go into the system, or the suite's chroot (Kbuild wants
 # /lib/modules/<rel>/build). The image is only booted by QEMU, so its vmlinuz

@@ -102,7 +102,8 @@ tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 
 # Everything the test printed, without the boot noise or the dmesg dump.
 show_test_output() {
-	sed -n '/^KPROF-BOOT:/,/^KPROF-DMESG-BEGIN/p' "$log" | sed '$d'
+	sed -n '/^KPROF-BOOT:/,/^KPROF-DMESG-BEGIN/p' "$log" | sed '$d' |
+		sed '/^KPROF-FILE-BEGIN /,/^KPROF-FILE-END /{/^KPROF-FILE-END /!d}'	# shipped files: one line each
 }
 
 verdict=$(grep -a '^KPROF-RESULT: ' "$log" | tail -n 1 || true)
@@ -137,9 +138,38 @@ if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 	echo "(full log: $log)"
 	exit 3
 fi
+# Files the guest shipped (lib.sh's ship), into build/vm-out/ID/TEST/.
+outdir=$KPROF_BUILD/vm-out/$id/$test
+receive_files() {
+	local name sum got
+	rm -rf "$outdir"
+	mkdir -p "$outdir"
+	grep -a '^KPROF-FILE-END ' "$log" | while read -r _ name sum; do
+		sed -n "/^KPROF-FILE-BEGIN $name\$/,/^KPROF-FILE-END $name /p" "$log" | sed '1d;$d' |
+			base64 -d >"$outdir/$name" || { echo "kprof: $name from the guest does not decode"; return 1; }
+		got=$(md5sum <"$outdir/$name" | cut -d' ' -f1)
+		[ "$got" = "$sum" ] || { echo "kprof: $name from the guest is corrupt (md5 $got, not $sum)"; return 1; }
+	done
+}
+
+# A test's checks on the host, of the files its guest shipped: each
+#   # kprof-host-check: tests/host/export.sh kprof.prom kprof.svg l.json
+# line runs in build/vm-out/ID/TEST/ after the guest passed.
+host_check() {
+	local cmd
+	while read -r cmd; do
+		(cd "$outdir" && eval "\"\$KPROF_TOP\"/$cmd") || return 1
+	done < <(sed -n 's/^# kprof-host-check: //p' "$KPROF_TOP/tests/vm/$test.sh" 2>/dev/null)
+}
+
 case "$verdict" in
 "KPROF-RESULT: PASS")
 	show_test_output
+	if ! receive_files || ! host_check; then
+		echo "FAIL $id/$test: the host's check of the guest's files failed (${elapsed}s)"
+		echo "(full log: $log; files: $outdir)"
+		exit 1
+	fi
 	echo "PASS $id/$test (${rel}, ${elapsed}s)"
 	exit 0
 	;;

@@ -1,16 +1,18 @@
 # The guest half of 'make demo': the packet processor, profiled with
-# kprofctl per packet and then batched.
+# kprofctl per packet and then batched, each drawn as a picture that the
+# host receives in build/vm-out/<kernel>/demo/.
+# kprof-host-check: tests/host/export.sh --svg demo-per-packet.svg demo-batched.svg
 . /tests/lib.sh
 load kprof
 load kprof_pktproc
-for cfg in "1 1" "64 64"; do
+for cfg in "1 1 per-packet" "64 64 batched"; do
 	set -- $cfg
 	echo "$1" >"$PP/batch"
 	echo "$2" >"$PP/irq_coalesce"
 	echo 1 >"$PP/start"
 	echo
-	echo "### pktproc at $(cat $PP/rate_pps) packets/s, batch=$1 irq_coalesce=$2: kprofctl latency -d 5s"
-	kprofctl latency -d 5s | cat	# not a TTY: no progress line in the log
+	echo "### pktproc at $(cat $PP/rate_pps) packets/s, batch=$1 irq_coalesce=$2: kprofctl latency -d 5s --svg demo-$3.svg"
+	kprofctl latency -d 5s --svg "/tmp/demo-$3.svg" | cat	# not a TTY: no progress line in the log
 	echo 1 >"$PP/stop"
 done
 rmmod kprof_pktproc
@@ -25,3 +27,5 @@ kprofctl irq -d 5s | cat
 echo 1 >"$PP/stop"
 rmmod kprof_pktproc
 rmmod kprof
+ship /tmp/demo-per-packet.svg
+ship /tmp/demo-batched.svg

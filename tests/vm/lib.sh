@@ -21,6 +21,15 @@ load() {
 	insmod "$KPROF_MODDIR/$1.ko" || fail "insmod $1 failed"
 }
 
+# ship FILE [NAME]: hand FILE to the host over the console, base64 between
+# markers with its md5sum; ci/vm-run.sh writes it to
+# build/vm-out/<kernel>/<test>/NAME and checks the sum.
+ship() {
+	echo "KPROF-FILE-BEGIN ${2:-$(basename "$1")}"
+	base64 "$1"
+	echo "KPROF-FILE-END ${2:-$(basename "$1")} $(md5sum <"$1" | cut -d' ' -f1)"
+}
+
 KP=/sys/kernel/debug/kprof
 PP=/sys/kernel/debug/kprof_pktproc
 TR=/sys/kernel/tracing

@@ -2,6 +2,7 @@
 #include "collect.hpp"
 
 #include "commands.hpp"
+#include "export.hpp"
 #include "sys.hpp"
 
 #include <poll.h>
@@ -393,6 +394,10 @@ void render(const CollectOptions &opts, const Report &rep)
 			  << " invalid records; the statistics do not cover them\n";
 	else if (opts.csv)
 		std::cerr << "kprofctl: " << rep.events_read << " events read, none lost\n";
+	if (opts.svg)
+		sys::replace_file(*opts.svg, render_svg(rep));
+	if (opts.openmetrics)
+		sys::replace_file(*opts.openmetrics, render_openmetrics(rep));
 }
 
 

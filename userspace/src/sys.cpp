@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -75,6 +76,26 @@ void write_file(const std::string &path, const std::string &value)
 	if (!ok || !closed)
 		throw std::runtime_error("cannot write '" + value + "' to " + path + ": " +
 					 std::strerror(ok ? errno : werr));
+}
+
+void replace_file(const std::string &path, const std::string &content)
+{
+	const std::string tmp = path + ".tmp";
+	{
+		std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+		out << content;
+		out.close();
+		if (!out) {
+			const int err = errno;
+			std::remove(tmp.c_str());
+			throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(err));
+		}
+	}
+	if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+		const int err = errno;
+		std::remove(tmp.c_str());
+		throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + std::strerror(err));
+	}
 }
 
 std::optional<std::string> module_version()

@@ -47,6 +47,9 @@ std::map<std::string, std::vector<std::string>> read_span_names(const std::strin
 std::optional<std::string> read_file(const std::string &path);
 // Write @value; on failure throw with the kernel's errno text.
 void write_file(const std::string &path, const std::string &value);
+// Write @content to a new file @path atomically: to "@path.tmp", then
+// renamed over @path, so that a reader (node_exporter) never sees half.
+void replace_file(const std::string &path, const std::string &content);
 
 
 // The CPU time this process has used so far (user + system), in seconds.

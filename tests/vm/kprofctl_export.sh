@@ -1,0 +1,70 @@
+# kprofctl's --openmetrics and --svg files, from live collections: latency
+# (streaming) and irq --in-kernel. In the guest: the files are written whole
+# (no FILE.tmp left), their counts are the JSON report's, and a bad output
+# path is refused before anything is collected. On the host
+# (tests/host/export.sh): promtool accepts the metrics and rsvg-convert
+# renders the pictures.
+# kprof-host-check: tests/host/export.sh lat.prom lat.svg lat.json
+# kprof-host-check: tests/host/export.sh irq.prom irq.svg irq.json
+. /tests/lib.sh
+
+load kprof
+insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=2000 batch=8 irq_coalesce=4 || fail insmod
+
+# A file kprofctl could not write: usage error, exit 2, nothing collected.
+for bad in "--svg /nonexistent/x.svg" "--openmetrics /nonexistent/x.prom" "--svg /tmp"; do
+	set +e
+	# shellcheck disable=SC2086
+	kprofctl latency -d 5s $bad >/dev/null 2>/tmp/bad.err
+	rc=$?
+	set -e
+	expect_eq "exit status of 'latency $bad'" "$rc" 2
+	grep -q -E "no directory|not a file name" /tmp/bad.err || fail "unclear error for $bad: $(cat /tmp/bad.err)"
+	[ ! -d "$TR/instances/kprof" ] || fail "'latency $bad' set the instance up before failing"
+done
+
+# counts_match JSON PROM: each total row's count is its histogram's _count.
+counts_match() {
+	awk -f /tests/kprofctl_json.awk "$1" >/tmp/flat.txt
+	grep -q '^lost false$' /tmp/flat.txt || fail "$1: events were lost"
+	rows=0
+	awk '$1 == "stat" && $4 == "null" { print $2, $3, $5 }' /tmp/flat.txt >/tmp/rows.txt
+	while read -r event device count; do
+		case "$device" in
+		*/*) labels="event=\"$event\",device=\"${device#*/}\",irq=\"${device%%/*}\"" ;;
+		*) labels="event=\"$event\",device=\"$device\"" ;;
+		esac
+		got=$(grep -F "kprof_latency_seconds_count{$labels} " "$2" | cut -d' ' -f2)
+		expect_eq "$2: $event $device count" "$got" "$count"
+		[ "$count" -gt 0 ] || fail "$event $device: no samples"
+		rows=$((rows + 1))
+	done </tmp/rows.txt
+	expect_eq "$2: histograms" "$(grep -c '^kprof_latency_seconds_count{' "$2")" "$rows"
+	[ ! -e "$2.tmp" ] || fail "$2.tmp left behind"
+}
+
+kprofctl latency --json -b 2048 --svg /tmp/lat.svg --openmetrics /tmp/lat.prom >/tmp/lat.json 2>/tmp/lat.err &
+pid=$!
+wait_collecting
+run_traffic 2
+kill -INT $pid
+wait $pid || fail "kprofctl latency failed: $(cat /tmp/lat.err)"
+counts_match /tmp/lat.json /tmp/lat.prom
+expect_eq "latency charts" "$(grep -c '<g class="chart"' /tmp/lat.svg)" "$rows"
+
+kprofctl irq --in-kernel --json --irq "$(sed -n 's/^q0: irq=\([0-9]*\) .*/\1/p' "$PP/stats")" \
+	--svg /tmp/irq.svg --openmetrics /tmp/irq.prom >/tmp/irq.json 2>/tmp/irq.err &
+pid=$!
+wait_attached
+run_traffic 2
+kill -INT $pid
+wait $pid || fail "kprofctl irq failed: $(cat /tmp/irq.err)"
+counts_match /tmp/irq.json /tmp/irq.prom
+grep -q '^kprof_latency_seconds_count{event="entry_to_running",device="kprof_pktproc",irq="' /tmp/irq.prom ||
+	fail "no entry_to_running histogram with its irq label"
+
+for f in lat.prom lat.svg lat.json irq.prom irq.svg irq.json; do
+	ship /tmp/$f
+done
+rmmod kprof_pktproc
+rmmod kprof
