@@ -6,6 +6,7 @@
 #include "parse.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <ostream>
 
 namespace kprof {
@@ -20,12 +21,26 @@ public:
 
 const auto kNameCheck = CLI::Validator(
 	[](std::string &s) { return valid_name(s) ? std::string() : "'" + s + "' is not a valid name ([A-Za-z0-9_.-])"; },
-	"NAME");
+	"");	// no description: --help shows the type name
+
+// An output file: its directory must exist, checked before collecting.
+const auto kOutputFile = CLI::Validator(
+	[](std::string &s) {
+		const auto dir = std::filesystem::path(s).parent_path();
+		std::error_code ec;
+		if (s.empty() || std::filesystem::is_directory(s, ec))
+			return "'" + s + "' is not a file name";
+		return dir.empty() || std::filesystem::is_directory(dir, ec)
+			       ? std::string()
+			       : "no directory '" + dir.string() + "' for " + s;
+	},
+	"");
 
 void add_instance(CLI::App *cmd, std::string &dest)
 {
 	cmd->add_option("--instance", dest, "tracefs instance to use (default: kprof)")
-		->check(kNameCheck);
+		->check(kNameCheck)
+		->type_name("NAME");
 }
 
 }  // namespace
@@ -56,12 +71,14 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 
 	auto event_args = [](CLI::App *cmd, std::vector<std::string> &dest) {
 		cmd->add_option("EVENT", dest, "SYSTEM:EVENT or EVENT; globs allowed, e.g. 'kprof:*' (quote them)")
-			->required();
+			->required()
+			->type_name("EVENT");
 	};
 	enable_cmd_ = app_.add_subcommand("enable", "enable events in the instance; the setting persists there");
 	event_args(enable_cmd_, enable_.events);
 	enable_cmd_->add_option("--filter", enable_.filter,
-				"kernel event filter for each matched event, e.g. 'delta_ns > 100000'");
+				"kernel event filter for each matched event, e.g. 'delta_ns > 100000'")
+		->type_name("FILTER");
 	add_instance(enable_cmd_, enable_.instance);
 
 	disable_cmd_ = app_.add_subcommand("disable", "disable events in the instance and clear their filters");
@@ -72,9 +89,10 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 	latency_cmd_ = app_.add_subcommand("latency", "collect kprof latency events and report their statistics");
 	latency_cmd_->add_option("-e,--event", latency_.events,
 				 "kprof event(s) to collect (default: all): " + event_labels())
-		->take_all();
+		->take_all()
+		->type_name("EVENT");
 	add_collect_options(latency_cmd_, latency_, latency_raw_);
-	latency_cmd_->add_option("--device", latency_.device, "only this kprof device")->check(kNameCheck);
+	latency_cmd_->add_option("--device", latency_.device, "only this kprof device")->check(kNameCheck)->type_name("NAME");
 	auto *ik = latency_cmd_->add_flag("--in-kernel", latency_.in_kernel,
 					  "aggregate in kprof.ko instead of streaming events: no ring buffer, "
 					  "nothing lost at any rate, constant memory");
@@ -100,15 +118,19 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 					       ? std::string()
 					       : "'" + s + "' is not an IRQ number or name";
 			},
-			"N|NAME"));
+			""))
+		->type_name("N|NAME");
 	add_collect_options(irq_cmd_, irq_, irq_raw_);
 	auto *thr = irq_cmd_->add_option("-T,--threshold", threshold_,
 					 "analyse every entry_to_running above this (e.g. 200us, 1ms): what ran "
-					 "between the hard IRQ and the thread; exit status 2 if any");
+					 "between the hard IRQ and the thread; exit status 2 if any")
+		->type_name("DURATION");
 	irq_cmd_->add_option("--on-threshold", on_threshold_, "stop (default) or continue after the first hit")
 		->check(CLI::IsMember({"stop", "continue"}))
+		->type_name("MODE")
 		->needs(thr);
 	irq_cmd_->add_option("-t,--trace", irq_.trace_file, "write the irq and sched events around each hit to FILE")
+		->type_name("FILE")
 		->needs(thr);
 	auto *irq_ik = irq_cmd_->add_flag("--in-kernel", irq_.in_kernel,
 					  "aggregate in kprof.ko instead of streaming events: no ring buffer, "
@@ -135,12 +157,15 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 	report_cmd_ = app_.add_subcommand("report", "the latency report of a file 'trace-cmd record -e kprof' wrote");
 	report_cmd_->add_option("-i,--input", report_.input, "the trace-cmd data file (trace.dat)")
 		->required()
-		->check(CLI::ExistingFile);
+		->check(CLI::Validator(CLI::ExistingFile).description(""))
+		->type_name("FILE");
 	report_cmd_->add_option("-e,--event", report_.events, "kprof event(s) to report (default: all): " + event_labels())
-		->take_all();
-	report_cmd_->add_option("--device", report_.device, "only this kprof device")->check(kNameCheck);
+		->take_all()
+		->type_name("EVENT");
+	report_cmd_->add_option("--device", report_.device, "only this kprof device")->check(kNameCheck)->type_name("NAME");
 	add_report_options(report_cmd_, report_, report_raw_);
-	report_cmd_->add_option("-c,--cpus", report_raw_.cpus, "only events recorded on these CPUs, e.g. 0-1,3");
+	report_cmd_->add_option("-c,--cpus", report_raw_.cpus, "only events recorded on these CPUs, e.g. 0-1,3")
+		->type_name("CPUS");
 	report_cmd_->footer(
 		"Reads the file through libtracecmd, on any machine: record on the board with\n"
 		"  trace-cmd record -e kprof [-b KiB] -o trace.dat\n"
@@ -151,7 +176,7 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 	counters_cmd_ = app_.add_subcommand("counters", "show kprof's per-device counters from debugfs");
 	counters_cmd_->add_flag("--json", counters_.json, "print JSON");
 	counters_cmd_->add_flag("--reset", counters_.reset, "zero the counters and histograms after showing them");
-	counters_cmd_->add_option("--device", counters_.device, "only this kprof device")->check(kNameCheck);
+	counters_cmd_->add_option("--device", counters_.device, "only this kprof device")->check(kNameCheck)->type_name("NAME");
 }
 
 // How a report looks: what collecting and reading a file share.
@@ -162,16 +187,28 @@ void Cli::add_report_options(CLI::App *cmd, CollectOptions &o, RawCollect &)
 	auto *json = cmd->add_flag("--json", o.json, "print JSON");
 	cmd->add_flag("--csv", o.csv, "print CSV (statistics only; the loss summary goes to stderr)")->excludes(json);
 	cmd->add_option("-u,--unit", o.unit, "unit of the report: ns, us or ms (default: us)")
-		->check(CLI::IsMember({"ns", "us", "ms"}));
+		->check(CLI::IsMember({"ns", "us", "ms"}))
+		->type_name("UNIT");
+	cmd->add_option("--svg", o.svg,
+			"also draw each event's histogram on a log time axis, p50/p99/p99.9/max marked, to FILE (SVG)")
+		->check(kOutputFile)
+		->type_name("FILE");
+	cmd->add_option("--openmetrics", o.openmetrics,
+			"also write the histograms and the loss counters to FILE in Prometheus' text format, "
+			"for node_exporter's textfile collector (written to FILE.tmp, then renamed)")
+		->check(kOutputFile)
+		->type_name("FILE");
 }
 
 void Cli::add_collect_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw)
 {
-	cmd->add_option("-d,--duration", raw.duration, "how long to collect: 10s, 500ms, 2m (default: until Ctrl-C)");
+	cmd->add_option("-d,--duration", raw.duration, "how long to collect: 10s, 500ms, 2m (default: until Ctrl-C)")
+		->type_name("DURATION");
 	add_report_options(cmd, o, raw);
-	cmd->add_option("-c,--cpus", raw.cpus, "only events recorded on these CPUs, e.g. 0-1,3");
-	cmd->add_option("-b,--buffer-size", o.buffer_kb, "per-CPU ring buffer of the instance, in KiB")
-		->check(CLI::Range(1u, 4u * 1024 * 1024));
+	cmd->add_option("-c,--cpus", raw.cpus, "only events recorded on these CPUs, e.g. 0-1,3")->type_name("CPUS");
+	cmd->add_option("-b,--buffer-size", o.buffer_kb, "per-CPU ring buffer of the instance, in KiB (1 to 4194304)")
+		->check(CLI::Validator(CLI::Range(1u, 4u * 1024 * 1024)).description(""))
+		->type_name("KiB");
 	add_instance(cmd, o.instance);
 }
 

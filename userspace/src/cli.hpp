@@ -52,6 +52,8 @@ struct CollectOptions {
 	uint64_t divisor = 1000;
 	unsigned buffer_kb = 0;			// 0: leave the instance's size
 	std::string instance = kDefaultInstance;
+	std::optional<std::string> svg;		// --svg FILE: the histograms as a picture
+	std::optional<std::string> openmetrics;	// --openmetrics FILE: node_exporter's textfile format
 };
 
 struct LatencyOptions : CollectOptions {
@@ -98,6 +100,9 @@ public:
 	// Print what a ParseError means (help text or the error) and return
 	// the exit code: 0 for an explicit --help, 2 for usage errors.
 	int exit(const CLI::ParseError &e, std::ostream &out, std::ostream &err);
+
+	// Every subcommand and option, for the man page (manpage.hpp).
+	const CLI::App &app() const { return app_; }
 
 private:
 	CLI::App app_;
