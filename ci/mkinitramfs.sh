@@ -4,8 +4,8 @@
 #   release (build/modules/<rel>/*.ko -> /lib/kprof), the kernel's own
 #   modules some tests load (-> /lib/kmods), the static kprofctl
 #   (-> /usr/local/bin) and the tests/vm/ scripts (-> /tests), all for the
-#   guest's architecture (default amd64); x86 guests also trace-cmd and the
-#   dynamic kprofctl of the host build.
+#   guest's architecture (default amd64); x86 guests also trace-cmd, tmux
+#   and the dynamic kprofctl of the host build.
 #
 #   ci/mkinitramfs.sh RELEASE OUTPUT.cpio.gz [ARCH]
 set -euo pipefail
@@ -39,11 +39,15 @@ cp "$(dirname "$kprofctl")/kprof-wfuzz" "$root/usr/local/bin/" 2>/dev/null || tr
 # x86 guests also get trace-cmd and the host's dynamic kprofctl as
 # kprofctl-dyn (report -i needs libtracecmd, of which Debian ships no
 # static build), with the libraries they load.
+# So does tmux (kprofctl_top), with the C.UTF-8 locale it insists on and
+# the terminfo of the terminal it emulates.
 if [ "$arch" = amd64 ] && [ -x "$KPROF_BUILD/host/kprofctl" ] && [ -x /usr/bin/trace-cmd ]; then
-	cp /usr/bin/trace-cmd "$root/usr/local/bin/trace-cmd"
+	cp /usr/bin/trace-cmd /usr/bin/tmux "$root/usr/local/bin/"
 	cp "$KPROF_BUILD/host/kprofctl" "$root/usr/local/bin/kprofctl-dyn"
-	ldd /usr/bin/trace-cmd "$KPROF_BUILD/host/kprofctl" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } NF == 2 && $1 ~ /^\// { print $1 }' |
+	ldd /usr/bin/trace-cmd /usr/bin/tmux "$KPROF_BUILD/host/kprofctl" |
+		awk '$2 == "=>" && $3 ~ /^\// { print $3 } NF == 2 && $1 ~ /^\// { print $1 }' |
 		sort -u | while read -r lib; do cp -L --parents "$lib" "$root"; done
+	cp -a --parents /usr/lib/locale/C.utf8 /lib/terminfo/s/screen "$root"
 fi
 cp "$KPROF_TOP"/tests/vm/*.sh "$KPROF_TOP"/tests/vm/*.awk "$root/tests/"
 # A console node must exist before devtmpfs is mounted.

@@ -173,10 +173,56 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 		"each page (trace-cmd's missed events) and gaps in each device's seq numbers. Spans are\n"
 		"labelled by id (span:0): their names live in the board's debugfs, not in the file.");
 
+	add_top();
+
 	counters_cmd_ = app_.add_subcommand("counters", "show kprof's per-device counters from debugfs");
 	counters_cmd_->add_flag("--json", counters_.json, "print JSON");
 	counters_cmd_->add_flag("--reset", counters_.reset, "zero the counters and histograms after showing them");
 	counters_cmd_->add_option("--device", counters_.device, "only this kprof device")->check(kNameCheck)->type_name("NAME");
+}
+
+void Cli::add_top()
+{
+	std::vector<std::string> labels;
+	for (const auto &e : kEvents)
+		if (e.source == Source::Device)
+			labels.emplace_back(e.label);
+	top_cmd_ = app_.add_subcommand("top", "a live view of every kprof device's latency, refreshed each interval");
+	top_cmd_->add_option("-d,--duration", top_duration_, "how long to run (default: until q or Ctrl-C)")
+		->type_name("DURATION");
+	top_cmd_->add_option("--interval", top_interval_, "how often to refresh (default: 1s; at least 100ms)")
+		->type_name("DURATION");
+	top_cmd_->add_option("-e,--event", top_.events, "only these events: " + event_labels())
+		->take_all()
+		->check(CLI::IsMember(labels))
+		->type_name("EVENT");
+	top_cmd_->add_option("--device", top_.device, "only this kprof device")->check(kNameCheck)->type_name("NAME");
+	top_cmd_->add_option("-u,--unit", top_.unit, "unit of the table: ns, us or ms (default: us)")
+		->check(CLI::IsMember({"ns", "us", "ms"}))
+		->type_name("UNIT");
+	top_cmd_->footer(
+		"Like rtla timerlat top: one line per device and event with the rate, and p50, p99 and max over\n"
+		"the last interval and since the start (or the last reset). Keys: q quits, r resets the totals.\n"
+		"It reads kprof.ko's in-kernel histograms (kprof/aggregate), which hold every sample: each\n"
+		"interval they are frozen, read and started again. Samples that fall in those short read gaps\n"
+		"are counted against kprof.ko's always-on totals (kprof/<dev>/latency) and shown as MISSED,\n"
+		"never dropped silently. The terminal and the aggregation are restored on q, Ctrl-C, SIGTERM\n"
+		"and SIGHUP, and the last table stays printed. When the output is not a terminal, each\n"
+		"refresh is printed in turn, without escape sequences.");
+}
+
+void Cli::finish_top()
+{
+	try {
+		if (!top_duration_.empty())
+			top_.duration = parse_duration(top_duration_);
+		top_.interval = parse_duration(top_interval_);
+		top_.divisor = parse_unit(top_.unit);
+	} catch (const std::invalid_argument &e) {
+		throw CLI::ValidationError(e.what());
+	}
+	if (top_.interval < std::chrono::milliseconds(100))
+		throw CLI::ValidationError("--interval: at least 100ms, not " + top_interval_);
 }
 
 // How a report looks: what collecting and reading a file share.
@@ -242,6 +288,10 @@ Command Cli::parse(const std::vector<std::string> &args)
 		return disable_;
 	if (counters_cmd_->parsed())
 		return counters_;
+	if (top_cmd_->parsed()) {
+		finish_top();
+		return top_;
+	}
 	if (latency_cmd_->parsed()) {
 		finish_collect(latency_, latency_raw_);
 		return latency_;

@@ -82,10 +82,20 @@ struct CountersOptions {
 	std::optional<std::string> device;
 };
 
+// kprofctl top: a live view of kprof.ko's in-kernel histograms.
+struct TopOptions {
+	std::chrono::nanoseconds duration{0};		// 0: until q or Ctrl-C
+	std::chrono::nanoseconds interval{std::chrono::seconds(1)};
+	std::vector<std::string> events;		// -e labels; empty: all
+	std::optional<std::string> device;
+	std::string unit = "us";
+	uint64_t divisor = 1000;
+};
+
 struct VersionRequest {};
 
 using Command = std::variant<VersionRequest, StatusOptions, ListOptions, EnableOptions, LatencyOptions,
-			     CountersOptions, IrqOptions, ReportOptions>;
+			     CountersOptions, IrqOptions, ReportOptions, TopOptions>;
 
 class Cli {
 public:
@@ -122,10 +132,14 @@ private:
 	CountersOptions counters_;
 	ReportOptions report_;
 	RawCollect latency_raw_, irq_raw_, report_raw_;
+	TopOptions top_;
+	std::string top_duration_, top_interval_ = "1s";
+	void add_top();
+	void finish_top();
 	std::string threshold_, on_threshold_ = "stop";
 	void add_report_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw);
 	CLI::App *status_cmd_, *list_cmd_, *enable_cmd_, *disable_cmd_, *latency_cmd_, *counters_cmd_, *irq_cmd_,
-		*report_cmd_;
+		*report_cmd_, *top_cmd_;
 };
 
 // Instance and device names: [A-Za-z0-9_.-]+, not "." or "..".

@@ -39,38 +39,6 @@ std::string cpumask_hex(const std::vector<int> &cpus)
 	return out;
 }
 
-// An in-kernel aggregation switch turned on for one run: on (zeroed) at construction,
-// frozen for reading, off (freed) at destruction, also on errors and
-// signals.
-class Aggregation {
-public:
-	explicit Aggregation(const std::string &file) : file_(file)
-	{
-		const auto state = sys::read_file(file_);
-		if (!state)
-			throw std::runtime_error("this kprof.ko has no in-kernel aggregation (no " + file_ +
-						 "): load the kprof.ko of this kprofctl's version");
-		if (std::stoi(*state) != int(AggState::Off))
-			std::cerr << "kprofctl: restarting the in-kernel aggregation an earlier run left on\n";
-		set(AggState::On);
-	}
-	Aggregation(const Aggregation &) = delete;
-	Aggregation &operator=(const Aggregation &) = delete;
-	~Aggregation()
-	{
-		try {
-			set(AggState::Off);
-		} catch (const std::exception &e) {
-			std::cerr << "kprofctl: " << e.what() << '\n';
-		}
-	}
-	void freeze() { set(AggState::Frozen); }
-
-private:
-	void set(AggState s) { sys::write_file(file_, std::to_string(int(s))); }
-	std::string file_;
-};
-
 // Until the duration is over or a signal came; the seconds waited.
 double wait_for_end(std::chrono::nanoseconds duration)
 {
@@ -104,6 +72,31 @@ void in_kernel_window(const Plan &plan, const char *file, const CollectOptions &
 	rep.overflow = ks.overflow;
 	rep.untracked = ks.untracked;
 	rep.check_note = "in-kernel aggregation: no events, nothing to cross-check";
+}
+
+Aggregation::Aggregation(const std::string &file) : file_(file)
+{
+	const auto state = sys::read_file(file_);
+	if (!state)
+		throw std::runtime_error("this kprof.ko has no in-kernel aggregation (no " + file_ +
+					 "): load the kprof.ko of this kprofctl's version");
+	if (std::stoi(*state) != int(AggState::Off))
+		std::cerr << "kprofctl: restarting the in-kernel aggregation an earlier run left on\n";
+	set(AggState::On);
+}
+
+Aggregation::~Aggregation()
+{
+	try {
+		set(AggState::Off);
+	} catch (const std::exception &e) {
+		std::cerr << "kprofctl: " << e.what() << '\n';
+	}
+}
+
+void Aggregation::set(AggState s)
+{
+	sys::write_file(file_, std::to_string(int(s)));
 }
 
 Plan base_plan(Source source, const CollectOptions &opts)

@@ -36,6 +36,24 @@ struct Plan {
 	std::map<std::string, std::vector<std::string>> span_names;
 };
 
+// An in-kernel aggregation switch (kprof/aggregate, kprof/girq_aggregate)
+// turned on for one run: on (zeroed) at construction, frozen for reading,
+// off (freed) at destruction, also on errors and signals.
+class Aggregation {
+public:
+	explicit Aggregation(const std::string &file);
+	Aggregation(const Aggregation &) = delete;
+	Aggregation &operator=(const Aggregation &) = delete;
+	~Aggregation();
+	void freeze() { set(AggState::Frozen); }
+	// On again, with fresh zeroed histograms (kprofctl top's next window).
+	void restart() { set(AggState::On); }
+
+private:
+	void set(AggState s);
+	std::string file_;
+};
+
 // The machine checks every plan makes (root, tracefs, kprof.ko, -c) and
 // the debugfs directory. Throws UsageError for a CPU that does not exist.
 Plan base_plan(Source source, const CollectOptions &opts);

@@ -71,6 +71,7 @@ int main(int argc, char **argv)
 					  [](const kprof::LatencyOptions &o) { return kprof::run_latency(o); },
 					  [](const kprof::CountersOptions &o) { return kprof::run_counters(o); },
 					  [](const kprof::IrqOptions &o) { return kprof::run_irq(o); },
+					  [](const kprof::TopOptions &o) { return kprof::run_top(o); },
 				  },
 				  cmd);
 	} catch (const kprof::UsageError &e) {
