@@ -33,13 +33,13 @@ CROSS_COMPILE ?=
 MOD_KDIR := $(if $(KDIR),$(KDIR),$(if $(KERNELRELEASE),/lib/modules/$(KERNELRELEASE)/build))
 MOD_ENV := KDIR="$(MOD_KDIR)" KREL="$(KERNELRELEASE)" JOBS="$(JOBS)" ARCH="$(ARCH)" CROSS_COMPILE="$(CROSS_COMPILE)"
 
-.PHONY: all help deps modules userspace static boards build check unit sanitize vm demo vm-shell install clean bench
+.PHONY: all help deps modules userspace static boards build check unit sanitize vm demo vm-shell install clean bench deb dkms
 
 all: build
 
 help:
 	@sed -n '2,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
-	@echo 'Targets: deps modules userspace static boards build check unit sanitize vm demo vm-shell install clean bench'
+	@echo 'Targets: deps modules userspace static boards build check unit sanitize vm demo vm-shell install clean bench deb dkms'
 	@echo 'Variables: KERNEL=<an id of ci/kernels.list, e.g. 6.1 or arm64-6.12> (vm-shell),'
 	@echo '           KDIR= KERNELRELEASE= (modules, install), ARCH=arm64|arm CROSS_COMPILE= (modules, static, install),'
 	@echo '           DESTDIR= PREFIX=/usr/local (install), JOBS=N'
@@ -117,6 +117,16 @@ demo: deps
 
 vm-shell: modules static boards
 	bash ci/vm-run.sh $(KERNEL) shell
+
+# Debian packages into build/deb/ (debian/; lintian must show no error).
+deb:
+	bash ci/deb.sh
+
+# kprof.ko (and with SAMPLES=1 the sample driver) under DKMS on this machine:
+# the source into /usr/src/<module>-<version>, then dkms add, build, install.
+dkms:
+	bash ci/dkms.sh kprof
+	$(if $(filter 1,$(SAMPLES)),bash ci/dkms.sh kprof-samples)
 
 # Install onto this machine (a target board): kprof's modules for
 # KERNELRELEASE (default: the release of KDIR, else the running kernel) and

@@ -9,6 +9,7 @@ PKGS=(
 	libtracefs-dev libtraceevent-dev libtracecmd-dev libcli11-dev libboost-test-dev nlohmann-json3-dev
 	qemu-system-x86 qemu-system-arm busybox-static cpio xz-utils trace-cmd mmdebstrap
 	librsvg2-bin libxml2-utils man-db groff-base tmux
+	debhelper dh-dkms lintian
 )
 BACKPORTS=/etc/apt/sources.list.d/kprof-backports.sources
 

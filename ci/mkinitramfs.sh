@@ -47,9 +47,14 @@ if [ "$arch" = amd64 ] && [ -x "$KPROF_BUILD/host/kprofctl" ] && [ -x /usr/bin/t
 	ldd /usr/bin/trace-cmd /usr/bin/tmux "$KPROF_BUILD/host/kprofctl" |
 		awk '$2 == "=>" && $3 ~ /^\// { print $3 } NF == 2 && $1 ~ /^\// { print $1 }' |
 		sort -u | while read -r lib; do cp -L --parents "$lib" "$root"; done
-	cp -a --parents /usr/lib/locale/C.utf8 /lib/terminfo/s/screen "$root"
+	cp -r --parents /usr/lib/locale/C.utf8 /lib/terminfo/s/screen "$root"
 fi
 cp "$KPROF_TOP"/tests/vm/*.sh "$KPROF_TOP"/tests/vm/*.awk "$root/tests/"
+# Files a host test hands its guest (tests/host/dkms.sh: modules DKMS built).
+if [ -n "${KPROF_VM_EXTRA:-}" ]; then
+	mkdir -p "$root/extra"
+	cp -a "$KPROF_VM_EXTRA"/. "$root/extra/"
+fi
 # A console node must exist before devtmpfs is mounted.
 mknod -m 600 "$root/dev/console" c 5 1
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 >"$out.tmp"

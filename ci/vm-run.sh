@@ -16,6 +16,7 @@
 # bounds the whole boot.
 # KPROF_VM_APPEND adds kernel arguments (the harness's debug self-tests),
 # KPROF_VM_LOG names the log instead of <test> (runs of one test at once).
+# KPROF_VM_EXTRA names a directory the guest gets as /extra.
 # KPROF_VM_QEMU adds QEMU arguments (make bench: more memory, a disk that
 # carries a file out of the guest).
 set -euo pipefail
@@ -144,7 +145,7 @@ receive_files() {
 	local name sum got
 	rm -rf "$outdir"
 	mkdir -p "$outdir"
-	grep -a '^KPROF-FILE-END ' "$log" | while read -r _ name sum; do
+	{ grep -a '^KPROF-FILE-END ' "$log" || true; } | while read -r _ name sum; do
 		sed -n "/^KPROF-FILE-BEGIN $name\$/,/^KPROF-FILE-END $name /p" "$log" | sed '1d;$d' |
 			base64 -d >"$outdir/$name" || { echo "kprof: $name from the guest does not decode"; return 1; }
 		got=$(md5sum <"$outdir/$name" | cut -d' ' -f1)

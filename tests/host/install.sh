@@ -7,7 +7,8 @@ dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 make -s -C "$KPROF_TOP" install KERNELRELEASE="$rel" DESTDIR="$dest" PREFIX=/usr/local >/dev/null
 for f in lib/modules/$rel/extra/kprof.ko lib/modules/$rel/extra/kprof_pktproc.ko \
-	lib/modules/$rel/modules.dep usr/local/bin/kprofctl usr/local/include/kprof/kprof.h \
+	lib/modules/$rel/modules.dep usr/local/bin/kprofctl usr/local/share/man/man8/kprofctl.8 \
+	usr/local/include/kprof/kprof.h \
 	usr/local/share/kprof/$rel/Module.symvers; do
 	[ -s "$dest/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done

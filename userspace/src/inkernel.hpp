@@ -18,6 +18,8 @@ namespace kprof {
 // kprof/aggregate (in kprof's debugfs directory) and its states, as
 // kprof.ko reads and writes them.
 inline constexpr const char *kAggregateFile = "aggregate";
+// kprof/enable: the hooks' counters and histograms without tracing (0/1).
+inline constexpr const char *kEnableFile = "enable";
 // The IRQ tracker's: kprof/girq_aggregate switches, kprof/girq_hist reads.
 inline constexpr const char *kGirqAggregateFile = "girq_aggregate";
 inline constexpr const char *kGirqHistFile = "girq_hist";

@@ -36,7 +36,7 @@ int run_status(const StatusOptions &opts)
 	j["module"] = version ? nlohmann::json{{"loaded", true}, {"version", *version}}
 			      : nlohmann::json{{"loaded", false}};
 	j["tracefs"] = tdir;
-	j["collection_enabled"] = dbg ? nlohmann::json(trimmed(sys::read_file(*dbg + "/enable")) == "1")
+	j["collection_enabled"] = dbg ? nlohmann::json(trimmed(sys::read_file(*dbg + "/" + kEnableFile)) == "1")
 				      : nlohmann::json(nullptr);
 	const auto agg_state = [&](const char *file) {
 		const auto agg = dbg ? sys::read_file(*dbg + "/" + file) : std::nullopt;

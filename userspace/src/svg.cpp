@@ -126,9 +126,12 @@ void draw_markers(std::ostringstream &o, const Axis &axis, const Histogram &h)
 	for (const auto &m : kMarkers) {
 		const double v = double(m.pct > 0 ? h.percentile(m.pct) : h.max());
 		const double x = axis.x(v);
+		// Labels near the right edge end at their line instead of starting there.
+		const bool left = x > kLeft + kPlotW - 100;
 		o << "<line class=\"marker\" x1=\"" << num(x) << "\" y1=\"" << kTop << "\" x2=\"" << num(x) << "\" y2=\""
-		  << kTop + kPlotH << "\"/><text class=\"marker\" x=\"" << num(x + 3) << "\" y=\"" << kTop + 12 + 13 * n++
-		  << "\">" << m.name << ' ' << duration(v) << "</text>\n";
+		  << kTop + kPlotH << "\"/><text class=\"marker\" x=\"" << num(left ? x - 3 : x + 3) << "\" y=\""
+		  << kTop + 12 + 13 * n++ << (left ? "\" text-anchor=\"end\">" : "\">") << m.name << ' ' << duration(v)
+		  << "</text>\n";
 	}
 }
 
@@ -180,7 +183,9 @@ std::string render_svg(const Report &r)
 	  << "<style>text { font-family: sans-serif; font-size: 11px; fill: #222; }"
 	     " .title { font-size: 14px; font-weight: bold; } .caption { font-size: 12px; }"
 	     " .axis, .tick { stroke: #444; } text.tick { stroke: none; } .bar { fill: #4a7ab8; }"
-	     " .marker { stroke: #c0392b; stroke-dasharray: 4 3; } text.marker { fill: #c0392b; stroke: none; }"
+	     " .marker { stroke: #c0392b; stroke-dasharray: 4 3; }"
+	     " text.marker { fill: #c0392b; stroke: white; stroke-width: 3px; stroke-dasharray: none;"
+	     " paint-order: stroke; }"
 	     "</style>\n"
 	  << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
 	if (rows.empty())

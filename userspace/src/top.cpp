@@ -14,6 +14,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
@@ -91,6 +92,40 @@ private:
 	termios saved_{};
 };
 
+// kprof/enable held on while top runs (and set back if top turned it on):
+// the hooks then keep counting in kprof/<dev>/latency while a window is
+// frozen and read, so MISSED holds every sample of the gaps. Without it,
+// freezing the last user of the hooks' key would switch the hooks off
+// for the gap, and its samples would go uncounted.
+class HooksOn {
+public:
+	explicit HooksOn(const std::string &file) : file_(file)
+	{
+		const auto v = sys::read_file(file_);
+		if (!v)
+			throw std::runtime_error("no " + file_ + ": load the kprof.ko of this kprofctl's version");
+		if (std::stoi(*v) == 0) {
+			sys::write_file(file_, "1");
+			set_ = true;
+		}
+	}
+	HooksOn(const HooksOn &) = delete;
+	HooksOn &operator=(const HooksOn &) = delete;
+	~HooksOn()
+	{
+		try {
+			if (set_)
+				sys::write_file(file_, "0");
+		} catch (const std::exception &e) {
+			std::cerr << "kprofctl: " << e.what() << '\n';
+		}
+	}
+
+private:
+	std::string file_;
+	bool set_ = false;
+};
+
 std::set<EventKind> kinds_of(const std::vector<std::string> &labels)
 {
 	std::set<EventKind> kinds;
@@ -163,14 +198,16 @@ int run_top(const TopOptions &opts)
 	TopState st;
 	std::string last;
 	{
+		HooksOn hooks(*dbg + "/" + kEnableFile);
 		st.start(read_counts(*dbg, opts));
 		Aggregation agg(*dbg + "/" + kAggregateFile);
 		Screen screen;
 		const auto t0 = Clock::now();
 		auto opened = t0;
 		screen.show(last = frame(st, opts, screen));
+		const auto end = opts.duration.count() ? t0 + opts.duration : Clock::time_point::max();
 		while (!g_stop) {
-			const auto until = opened + opts.interval;
+			const auto until = std::min(opened + opts.interval, end);
 			bool quit = false;
 			while (!g_stop && !quit && Clock::now() < until) {
 				const char c = screen.key(until);
@@ -188,7 +225,7 @@ int run_top(const TopOptions &opts)
 			st.window(hists, std::chrono::duration<double>(closed - opened).count(), counts);
 			opened = Clock::now();
 			screen.show(last = frame(st, opts, screen));
-			if (quit || (opts.duration.count() && closed - t0 >= opts.duration))
+			if (quit || closed >= end)
 				break;
 		}
 		if (!screen.tty())
