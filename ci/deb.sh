@@ -24,9 +24,9 @@ info "building the Debian packages of kprof $version in $out"
 	die "dpkg-buildpackage failed (log: $out/build.log)"
 }
 changes=$(ls "$out"/kprof_"$version"_*.changes)
-lintian --fail-on error --no-tag-display-limit "$changes" >"$out/lintian.txt" 2>&1 || {
-	cat "$out/lintian.txt" >&2
-	die "lintian found errors in the packages"
-}
+# Its tags only (not its notice that it runs as root).
+lintian --fail-on error --tag-display-limit 0 "$changes" 2>&1 | grep -v '^running with root privileges' \
+	>"$out/lintian.txt" || true
+grep -q '^E: ' "$out/lintian.txt" && { cat "$out/lintian.txt" >&2; die "lintian found errors in the packages"; }
 [ ! -s "$out/lintian.txt" ] || { echo "lintian (no errors):"; cat "$out/lintian.txt"; }
 (cd "$out" && ls -1 ./*.deb)

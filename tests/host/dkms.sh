@@ -29,7 +29,7 @@ base=$KPROF_CACHE/chroots/bookworm-dkms-$rel.tar
 if [ ! -s "$base" ]; then
 	info "making the clean bookworm chroot for DKMS ($base)"
 	mkdir -p "$(dirname "$base")"
-	mmdebstrap --quiet --variant=apt --include="dkms,linux-headers-$rel" bookworm "$base.tmp" \
+	mmdebstrap --quiet --variant=apt --format=tar --include="dkms,linux-headers-$rel" bookworm "$base.tmp" \
 		"deb http://deb.debian.org/debian bookworm main" \
 		"deb http://deb.debian.org/debian bookworm-updates main" \
 		"deb http://security.debian.org/debian-security bookworm-security main" >/dev/null ||
