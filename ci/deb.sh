@@ -19,7 +19,8 @@ else
 	tar -C "$KPROF_TOP" --exclude=./build -cf - . | tar -C "$src" -xf -
 fi
 info "building the Debian packages of kprof $version in $out"
-(cd "$src" && dpkg-buildpackage -us -uc -b >"$out/build.log" 2>&1) || {
+(cd "$src" && DEB_BUILD_OPTIONS="parallel=$(nproc) ${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc -b \
+	>"$out/build.log" 2>&1) || {
 	tail -n 40 "$out/build.log" >&2
 	die "dpkg-buildpackage failed (log: $out/build.log)"
 }

@@ -4,6 +4,7 @@
 # the same. COUNT + MISSED is exactly what kprof.ko counted meanwhile.
 # Without a terminal it prints plain frames.
 # kprof-arch: amd64
+# kprof-timeout: 300
 . /tests/lib.sh
 command -v tmux >/dev/null || fail "no tmux in the guest"
 export TERM=screen	# the terminfo the guest has (ci/mkinitramfs.sh)
