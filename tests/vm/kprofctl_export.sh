@@ -43,23 +43,24 @@ counts_match() {
 	[ ! -e "$2.tmp" ] || fail "$2.tmp left behind"
 }
 
-kprofctl latency --json -b 2048 --svg /tmp/lat.svg --openmetrics /tmp/lat.prom >/tmp/lat.json 2>/tmp/lat.err &
-pid=$!
-wait_collecting
-run_traffic 2
-kill -INT $pid
-wait $pid || fail "kprofctl latency failed: $(cat /tmp/lat.err)"
-counts_match /tmp/lat.json /tmp/lat.prom
-expect_eq "latency charts" "$(grep -c '<g class="chart"' /tmp/lat.svg)" "$rows"
+# export_run NAME READY ARGS...: kprofctl ARGS writing /tmp/NAME.{json,svg,prom}
+# over 2 s of traffic, once READY (a lib.sh wait) says it collects; then the
+# files' counts against the JSON report.
+export_run() {
+	name=$1 ready=$2
+	shift 2
+	kprofctl "$@" --json --svg "/tmp/$name.svg" --openmetrics "/tmp/$name.prom" >"/tmp/$name.json" 2>"/tmp/$name.err" &
+	pid=$!
+	$ready
+	run_traffic 2
+	kill -INT $pid
+	wait $pid || fail "kprofctl $1 failed: $(cat "/tmp/$name.err")"
+	counts_match "/tmp/$name.json" "/tmp/$name.prom"
+}
 
-kprofctl irq --in-kernel --json --irq "$(sed -n 's/^q0: irq=\([0-9]*\) .*/\1/p' "$PP/stats")" \
-	--svg /tmp/irq.svg --openmetrics /tmp/irq.prom >/tmp/irq.json 2>/tmp/irq.err &
-pid=$!
-wait_attached
-run_traffic 2
-kill -INT $pid
-wait $pid || fail "kprofctl irq failed: $(cat /tmp/irq.err)"
-counts_match /tmp/irq.json /tmp/irq.prom
+export_run lat wait_collecting latency -b 2048
+expect_eq "latency charts" "$(grep -c '<g class="chart"' /tmp/lat.svg)" "$rows"
+export_run irq wait_attached irq --in-kernel --irq "$(sed -n 's/^q0: irq=\([0-9]*\) .*/\1/p' "$PP/stats")"
 grep -q '^kprof_latency_seconds_count{event="entry_to_running",device="kprof_pktproc",irq="' /tmp/irq.prom ||
 	fail "no entry_to_running histogram with its irq label"
 

@@ -8,9 +8,6 @@
 
 namespace kprof {
 
-namespace {
-
-// "span:packet" -> Span; "batch" -> Batch.
 EventKind kind_of_label(const std::string &label)
 {
 	const std::string base = label.substr(0, label.find(':'));
@@ -19,6 +16,8 @@ EventKind kind_of_label(const std::string &label)
 			return s.kind;
 	throw std::runtime_error("kprof.ko's histogram of an unknown kind '" + label + "'");
 }
+
+namespace {
 
 void check_layout(const std::string &line)
 {

@@ -50,6 +50,10 @@ void load_kernel_hist(const std::string &text, const std::string &device, const 
 // for (empty: all), per CPU too if @per_cpu. Throws like load_kernel_hist.
 void load_girq_hist(const std::string &text, const std::vector<std::string> &irqs, bool per_cpu, KernelStats &out);
 
+// A device kind's label as kprof.ko writes it: "span:packet" -> Span,
+// "batch" -> Batch. Throws std::runtime_error for any other.
+EventKind kind_of_label(const std::string &label);
+
 // "a\\040b" -> "a b": the octal escapes of the kernel's seq_escape().
 std::string unescape_octal(const std::string &s);
 

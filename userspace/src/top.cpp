@@ -130,16 +130,8 @@ std::set<EventKind> kinds_of(const std::vector<std::string> &labels)
 {
 	std::set<EventKind> kinds;
 	for (const auto &l : labels)
-		for (const auto &e : kEvents)
-			if (e.source == Source::Device && l == e.label)
-				kinds.insert(e.kind);
+		kinds.insert(kind_of_label(l));
 	return kinds;
-}
-
-bool wanted(const std::string &label, const std::vector<std::string> &labels)
-{
-	return labels.empty() ||
-	       std::find(labels.begin(), labels.end(), label.substr(0, label.find(':'))) != labels.end();
 }
 
 std::vector<std::string> chosen_devices(const std::string &dbg, const TopOptions &opts)
@@ -154,11 +146,12 @@ std::vector<std::string> chosen_devices(const std::string &dbg, const TopOptions
 // kprof.ko's always-on sample counts of the chosen devices and events.
 TopState::Counts read_counts(const std::string &dbg, const TopOptions &opts)
 {
+	const auto kinds = kinds_of(opts.events);
 	TopState::Counts counts;
 	for (const auto &d : chosen_devices(dbg, opts))
 		if (const auto text = sys::read_file(dbg + "/" + d + "/latency"))
 			for (const auto &[label, n] : parse_latency_counts(*text))
-				if (wanted(label, opts.events))
+				if (kinds.empty() || kinds.count(kind_of_label(label)))
 					counts[d][label] = n;
 	return counts;
 }
