@@ -53,7 +53,7 @@ kernels_each() {
 	grep -v '^#' "$KPROF_KERNELS"
 }
 
-# kernel_tests ID: which VM tests matrix entry ID runs (all or core).
+# kernel_tests ID: which VM tests matrix entry ID runs (all, core or debug).
 kernel_tests() {
 	awk -v id="$1" '$1 == id { print $5 }' "$KPROF_TOP/ci/kernels.list"
 }

@@ -60,7 +60,7 @@ build() {
 		chroot_run sh -c "dpkg -s $BUILD_PKGS >/dev/null 2>&1 ||
 			apt-get install -y -q --no-install-recommends $BUILD_PKGS >/dev/null" ||
 			die "cannot install the kernel's build dependencies in the $SUITE chroot"
-		info "building the debug kernel $rel in $dir (about 4 minutes on 2 idle cores)"
+		info "building the debug kernel $rel in $dir (4 to 15 minutes on 2 cores, as fast as the machine)"
 		start=$(date +%s)
 		rm -rf "$dir"
 		mkdir -p "$dir/src" "$dir/build"

@@ -43,7 +43,9 @@ cp "$(dirname "$kprofctl")/kprof-wfuzz" "$root/usr/local/bin/" 2>/dev/null || tr
 # the terminfo of the terminal it emulates.
 if [ "$arch" = amd64 ] && [ -x "$KPROF_BUILD/host/kprofctl" ] && [ -x /usr/bin/trace-cmd ]; then
 	cp /usr/bin/trace-cmd /usr/bin/tmux "$root/usr/local/bin/"
-	cp "$KPROF_BUILD/host/kprofctl" "$root/usr/local/bin/kprofctl-dyn"
+	# Without its debug info (39 MB of the guest's 56): every guest unpacks
+	# the initramfs, and a debug kernel does so slowly.
+	strip --strip-debug -o "$root/usr/local/bin/kprofctl-dyn" "$KPROF_BUILD/host/kprofctl"
 	ldd /usr/bin/trace-cmd /usr/bin/tmux "$KPROF_BUILD/host/kprofctl" |
 		awk '$2 == "=>" && $3 ~ /^\// { print $3 } NF == 2 && $1 ~ /^\// { print $1 }' |
 		sort -u | while read -r lib; do cp -L --parents "$lib" "$root"; done

@@ -9,7 +9,11 @@
 # No module parameter is writable at run time. The harness scans dmesg.
 . /tests/lib.sh
 
-writes=10000
+# Under the debug kernel's checkers a write costs about 12 ms of TCG time
+# (open, write, close), so there a tenth: 1,000 writes per file, and 10 to
+# bench. The generic full entries take the 10,000 the issue asks for.
+writes=10000 bench_writes=30
+[ ! -w "$KMEMLEAK" ] || { writes=1000 bench_writes=10; }
 load kprof
 insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=500 || fail "insmod pktproc"
 kprofctl enable 'kprof:*' >/dev/null	# every kprof event on, in kprofctl's instance
@@ -28,7 +32,7 @@ nfiles=$(echo "$files" | wc -l)
 [ "$nfiles" -ge 10 ] || fail "only $nfiles writable files: $files"
 # Round 1, kprof in use (every event on, traffic running): WRITES writes
 # to every file. kprof/bench refuses to run then (EBUSY, after parsing).
-# Round 2, idle: a tenth as many again, where bench does run (30 writes
+# Round 2, idle: a tenth as many again, where bench does run (BENCH_WRITES
 # only: each accepted one is a benchmark of about 2 s under TCG).
 fuzz() {
 	out=$1
@@ -58,11 +62,11 @@ knobs_off
 # shellcheck disable=SC2086
 fuzz /tmp/idle.out -n $((writes / 10)) -s $((seed + 1)) $(echo "$files" | grep -v "^$KP/bench$")
 knobs_off	# as round 2 left them
-fuzz /tmp/bench.out -n 30 -s $((seed + 2)) "$KP/bench"
+fuzz /tmp/bench.out -n "$bench_writes" -s $((seed + 2)) "$KP/bench"
 took=$(($(date +%s) - start))
 total=$(cat /tmp/busy.out /tmp/idle.out /tmp/bench.out | sed -n 's/^wfuzz: \([0-9]*\) writes.*/\1/p' |
 	awk '{ s += $1 } END { print s }')
-expect_eq "writes made" "$total" "$((nfiles * (writes / 2) * 2 + (nfiles - 1) * (writes / 20) * 2 + 30))"
+expect_eq "writes made" "$total" "$((nfiles * (writes / 2) * 2 + (nfiles - 1) * (writes / 20) * 2 + bench_writes))"
 # Each file took writes, and refused some.
 for f in $files; do
 	acc=$(cat /tmp/busy.out /tmp/idle.out /tmp/bench.out | awk -v f="$f" '$1 == f { sub("accepted=", "", $2); s += $2 } END { print s + 0 }')

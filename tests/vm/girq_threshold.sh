@@ -73,7 +73,9 @@ rc=$?
 set -e
 kill $dog 2>/dev/null || true
 expect_eq "exit status after a hit, stopped by itself" "$rc" 2
-grep -q "threshold 30000000 ns: 1 hit(s)" /tmp/t.out || fail "stop mode: $(grep 'hit(s)' /tmp/t.out)"
+# The pass that holds the first hit is read to its end, and its other
+# samples count: a stalled emulator (armhf under load) made a second one.
+grep -Eq "threshold 30000000 ns: [1-9][0-9]* hit\(s\)" /tmp/t.out || fail "stop mode: $(grep 'hit(s)' /tmp/t.out)"
 grep -q "^## IRQ $irq " /tmp/t.out || fail "stop mode: no analysis"
 
 # --json: one document, the analyses under "threshold".

@@ -36,7 +36,11 @@ for k in irq_thread_latency irq_handler batch span:race; do
 	expect_eq "$k in-kernel count = events" "$(grep "^$k count=" /tmp/s.lat | sed 's/.*count=\([0-9]*\).*/\1/')" "$count"
 	echo "ok: $k count=$count min=$min max=$max"
 done
-[ "$total" -gt 100000 ] || fail "only $total samples in 12 s"
+# That the race ran at all: under the debug kernel's checkers TCG manages
+# about a third of 100,000.
+want=100000
+[ ! -w "$KMEMLEAK" ] || want=10000
+[ "$total" -gt "$want" ] || fail "only $total samples in 12 s"
 echo "ok: $total samples, every delta in (0, 1 s)"
 
 # Resets and reads race the hooks: every snapshot is consistent (a kind's
