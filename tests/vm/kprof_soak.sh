@@ -14,7 +14,7 @@
 # is not a soak. The figure says how many ran.
 cycles=25 budget=0
 if [ -w "$KMEMLEAK" ]; then
-	cycles=100 budget=360 min_cycles=5
+	cycles=100 budget=300 min_cycles=5
 fi
 events=0
 i=0
