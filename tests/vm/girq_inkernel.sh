@@ -1,3 +1,4 @@
+# kprof-timeout: 300
 # kprofctl irq --in-kernel (kprof/girq_aggregate) against streaming on the
 # same traffic: for pktproc's two IRQs, identical counts, min, max and
 # percentiles of handler, entry_to_woken and entry_to_running, the mean to

@@ -1,3 +1,4 @@
+# kprof-timeout: 300
 # Hooks of one device raced for 12 s from a kthread on each CPU and a hard
 # IRQ hrtimer on each CPU (tests/kmod/kprof_stress.c). No delta may be
 # negative (wrapped to ~1.8e19) or clamped to 0, and the in-kernel max
