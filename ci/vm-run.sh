@@ -62,8 +62,9 @@ tcg=tcg,thread=${KPROF_TCG_THREAD:-$tcg_default}
 # and under host load (the TSC calibrated against the HPET, not the PIT)
 # an early timer IRQ then made KASAN report a wild access in
 # handle_edge_irq during boot, before any test (twice in a dozen boots).
+flavour=$(kernel_flavour "$id")
 cpu_default=max
-[ "$(kernel_flavour "$id")" != debug ] || cpu_default=max,la57=off
+[ "$flavour" != debug ] || cpu_default=max,la57=off
 case "$arch" in
 amd64)
 	# tsc=reliable: under TCG the clocksource watchdog blames the TSC for
@@ -97,7 +98,7 @@ mkdir -p "$logdir"
 log=$logdir/${KPROF_VM_LOG:-$test}.log
 timeout=${ttimeout:-180}
 # The debug kernel's checkers make a guest 2-3 times slower under TCG.
-[ "$(kernel_flavour "$id")" != debug ] || timeout=$((timeout * 2))
+[ "$flavour" != debug ] || timeout=$((timeout * 2))
 timeout=${KPROF_VM_TIMEOUT:-$timeout}
 start=$(date +%s)
 set +e

@@ -13,7 +13,7 @@
 # (open, write, close), so there a tenth: 1,000 writes per file, and 10 to
 # bench. The generic full entries take the 10,000 the issue asks for.
 writes=10000 bench_writes=30
-[ ! -w "$KMEMLEAK" ] || { writes=1000 bench_writes=10; }
+! debug_kernel || { writes=1000 bench_writes=10; }
 load kprof
 insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=500 || fail "insmod pktproc"
 kprofctl enable 'kprof:*' >/dev/null	# every kprof event on, in kprofctl's instance

@@ -8,12 +8,12 @@
 . /tests/lib.sh
 
 # 25 cycles on the generic kernels. Where kmemleak watches (the debug
-# kernel), up to 100, for as long as BUDGET seconds allow: under its
+# kernel), up to 100, for as long as budget seconds allow: under its
 # checkers TCG takes 5 s a cycle on a fast machine and 30 s on a slow one,
-# and CI's time is bounded. Fewer than MIN_CYCLES in the budget fails: that
+# and CI's time is bounded. Fewer than min_cycles in the budget fails: that
 # is not a soak. The figure says how many ran.
 cycles=25 budget=0
-if [ -w "$KMEMLEAK" ]; then
+if debug_kernel; then
 	cycles=100 budget=300 min_cycles=5
 fi
 events=0

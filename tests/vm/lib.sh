@@ -17,6 +17,12 @@ expect_mounted() {
 	echo "ok: $2 mounted at $1"
 }
 
+# debug_kernel: true on the debug kernel (its checkers on; kmemleak, which
+# only it has, stands for them). Tests scale their load down there.
+debug_kernel() {
+	[ -w "$KMEMLEAK" ]
+}
+
 load() {
 	insmod "$KPROF_MODDIR/$1.ko" || fail "insmod $1 failed"
 }
