@@ -6,7 +6,7 @@
 #pragma once
 
 #include "aggregate.hpp"
-#include "cli.hpp"
+#include "options.hpp"
 #include "counters.hpp"
 #include "decoder.hpp"
 #include "inkernel.hpp"

@@ -3,7 +3,7 @@
 // status and throw std::runtime_error (exit 1) or UsageError (exit 2).
 #pragma once
 
-#include "cli.hpp"
+#include "options.hpp"
 
 #include <csignal>
 

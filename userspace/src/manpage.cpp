@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "manpage.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <sstream>
 
 namespace kprof {

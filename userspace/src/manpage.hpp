@@ -6,9 +6,11 @@
 // placeholders, doc/kprofctl.8.in.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <string>
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace kprof {
 
