@@ -5,6 +5,7 @@
 # UBSAN, KFENCE and the other checkers), built in the trixie chroot.
 #
 #   ci/debug-kernel.sh release   print the release (uname -r) it builds
+#   ci/debug-kernel.sh deps      install its build dependencies in the chroot
 #   ci/debug-kernel.sh build     build it unless it is cached; then install
 #                                its image for QEMU and its tree for Kbuild
 #
@@ -52,14 +53,18 @@ check_config() {
 	[ "$missing" = 0 ] || die "the debug kernel's config lost the options above (dependencies unmet?)"
 }
 
+deps() {
+	chroot_run sh -c "dpkg -s $BUILD_PKGS >/dev/null 2>&1 ||
+		apt-get install -y -q --no-install-recommends $BUILD_PKGS >/dev/null" ||
+		die "cannot install the kernel's build dependencies in the $SUITE chroot"
+}
+
 build() {
 	local rel dir start chroot_dir
 	rel=$(release)
 	dir=$KPROF_CACHE/kbuild/$(key)
 	if [ ! -f "$dir/.done" ]; then
-		chroot_run sh -c "dpkg -s $BUILD_PKGS >/dev/null 2>&1 ||
-			apt-get install -y -q --no-install-recommends $BUILD_PKGS >/dev/null" ||
-			die "cannot install the kernel's build dependencies in the $SUITE chroot"
+		deps
 		info "building the debug kernel $rel in $dir (4 to 15 minutes on 2 cores, as fast as the machine)"
 		start=$(date +%s)
 		rm -rf "$dir"
@@ -95,6 +100,7 @@ build() {
 
 case "${1:-}" in
 release) release ;;
+deps) deps ;;
 build) build ;;
-*) die "usage: $0 release|build" ;;
+*) die "usage: $0 release|deps|build" ;;
 esac

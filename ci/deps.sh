@@ -227,14 +227,25 @@ install_promtool() {
 }
 install_promtool
 
+# The debug kernel compiles (its CPU, 4 to 15 minutes) while the loop below
+# downloads and unpacks the other kernels (the network, dpkg). Its build
+# packages go into the chroot first, so that no two apt runs share a dpkg.
+# It runs in a session of its own, so that a failure here stops all of it.
+debug_pid=
+stop_debug_build() { [ -z "$debug_pid" ] || kill -- -"$debug_pid" 2>/dev/null || true; }
+debug_ids=$(kernels_each | while read -r id _; do [ "$(kernel_flavour "$id")" != debug ] || echo "$id"; done)
+if [ -n "$debug_ids" ]; then
+	"$KPROF_TOP/ci/debug-kernel.sh" deps
+	setsid -w "$KPROF_TOP/ci/debug-kernel.sh" build &
+	debug_pid=$!
+	trap stop_debug_build EXIT
+fi
+
 # Headers go into the system, or the suite's chroot (Kbuild wants
 # /lib/modules/<rel>/build). The image is only booted by QEMU, so its vmlinuz
 # is unpacked into the cache rather than installed into the host's /boot.
 while read -r id rel suite arch; do
-	if [ "$(kernel_flavour "$id")" = debug ]; then
-		"$KPROF_TOP/ci/debug-kernel.sh" build
-		continue
-	fi
+	[ "$(kernel_flavour "$id")" != debug ] || continue
 	install_headers "$suite" "$rel" "$arch"
 	[ "$arch" = amd64 ] || guest_busybox "$arch"
 	vmlinuz=$(vmlinuz_path "$rel")
@@ -248,5 +259,10 @@ while read -r id rel suite arch; do
 		die "no vmlinuz in linux-image-$rel or linux-binary-$rel"
 	info "kernel $id: $rel ($vmlinuz)"
 done < <(kernels_each)
+
+if [ -n "$debug_pid" ]; then
+	wait "$debug_pid" || { debug_pid=; die "the debug kernel did not build"; }
+	debug_pid=
+fi
 
 info "dependencies present; kernel matrix: $(kernels_each | awk '{printf "%s=%s ", $1, $2}')"
