@@ -41,7 +41,7 @@ help:
 	@sed -n '2,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 	@echo 'Targets: deps modules userspace static boards build check unit sanitize vm demo vm-shell install clean bench deb dkms'
 	@echo 'Variables: KERNEL=<an id of ci/kernels.list, e.g. 6.1 or arm64-6.12> (vm-shell),'
-	@echo '           KDIR= KERNELRELEASE= (modules, install), ARCH=arm64|arm CROSS_COMPILE= (modules, static, install),'
+	@echo '           KDIR= KERNELRELEASE= (modules, install, dkms), ARCH=arm64|arm CROSS_COMPILE= (modules, static, install),'
 	@echo '           DESTDIR= PREFIX=/usr/local (install), JOBS=N'
 
 deps:
@@ -123,10 +123,11 @@ deb:
 	bash ci/deb.sh
 
 # kprof.ko (and with SAMPLES=1 the sample driver) under DKMS on this machine:
-# the source into /usr/src/<module>-<version>, then dkms add, build, install.
+# the source into /usr/src/<module>-<version>, then dkms add, build, install,
+# for the running kernel or KERNELRELEASE.
 dkms:
-	bash ci/dkms.sh kprof
-	$(if $(filter 1,$(SAMPLES)),bash ci/dkms.sh kprof-samples)
+	KREL="$(KERNELRELEASE)" bash ci/dkms.sh kprof
+	$(if $(filter 1,$(SAMPLES)),KREL="$(KERNELRELEASE)" bash ci/dkms.sh kprof-samples)
 
 # Install onto this machine (a target board): kprof's modules for
 # KERNELRELEASE (default: the release of KDIR, else the running kernel) and

@@ -6,6 +6,7 @@
 #   /usr/share/kprof/<release>/, and the out-of-tree example builds against
 #   kprof-dev with it; the modules then load and work in a 6.1 guest
 #   (tests/vm/pkg_dkms.sh); removing the packages leaves nothing behind.
+# Then 'make dkms' from a checkout, in the same chroot, installs both.
 # Needs 'make deb' (the host.deb test) first.
 set -euo pipefail
 . "$(dirname "$0")/../../ci/common.sh"
@@ -85,4 +86,19 @@ left=$(in_root "dkms status")
 [ -z "$left" ] || fail "dkms status after removal: $left"
 left=$(cd "$root" && ls -d lib/modules/"$rel"/updates/dkms/kprof* usr/src/kprof* usr/share/kprof var/lib/dkms/kprof* 2>/dev/null || true)
 [ -z "$left" ] || fail "left behind after removal: $left"
-echo "dkms: kprof and kprof-samples $version built, installed, loaded in the $id guest ($rel) and removed cleanly"
+
+# Without packages: 'make dkms SAMPLES=1 KERNELRELEASE=...' from a checkout
+# (its tracked files) puts the same two modules under DKMS.
+mkdir -p "$root/tmp/src"
+git -C "$KPROF_TOP" ls-files -z --cached --others --exclude-standard |
+	(cd "$KPROF_TOP" && xargs -0 cp --parents -t "$root/tmp/src" 2>/dev/null || true)
+in_root "make -C /tmp/src dkms SAMPLES=1 KERNELRELEASE=$rel" >"$root/tmp/make-dkms.log" 2>&1 ||
+	{ cat "$root/tmp/make-dkms.log" "$root"/var/lib/dkms/kprof*/"$version"/build/make.log; fail "make dkms from a checkout failed"; }
+status=$(in_root "dkms status")
+for m in kprof kprof-samples; do
+	echo "$status" | grep -q "^$m/$version, $rel, x86_64: installed" || fail "after make dkms, dkms status: $status"
+done
+for f in /lib/modules/$rel/updates/dkms/kprof.ko /lib/modules/$rel/updates/dkms/kprof_pktproc.ko; do
+	[ -s "$root$f" ] || fail "$f is missing after make dkms"
+done
+echo "dkms: kprof and kprof-samples $version built, installed, loaded in the $id guest ($rel) and removed cleanly; make dkms from a checkout installed both too"
