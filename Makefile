@@ -6,6 +6,7 @@
 #   make check       deps + build + every unit and VM test (ctest)
 #   make demo        boot the 6.1 guest and show what kprof reports
 #   make bench       performance figures into BENCH.md (not part of check)
+#   make soak        the 100-cycle soak on the debug kernel (not part of check)
 #   make help        all targets and variables
 
 BUILD    := $(CURDIR)/build
@@ -33,13 +34,13 @@ CROSS_COMPILE ?=
 MOD_KDIR := $(if $(KDIR),$(KDIR),$(if $(KERNELRELEASE),/lib/modules/$(KERNELRELEASE)/build))
 MOD_ENV := KDIR="$(MOD_KDIR)" KREL="$(KERNELRELEASE)" JOBS="$(JOBS)" ARCH="$(ARCH)" CROSS_COMPILE="$(CROSS_COMPILE)"
 
-.PHONY: all help deps modules userspace static boards build check unit sanitize vm demo vm-shell install clean bench deb dkms
+.PHONY: all help deps modules userspace static boards build check unit sanitize vm demo vm-shell install clean bench soak deb dkms
 
 all: build
 
 help:
 	@sed -n '2,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
-	@echo 'Targets: deps modules userspace static boards build check unit sanitize vm demo vm-shell install clean bench deb dkms'
+	@echo 'Targets: deps modules userspace static boards build check unit sanitize vm demo vm-shell install clean bench soak deb dkms'
 	@echo 'Variables: KERNEL=<an id of ci/kernels.list, e.g. 6.1 or arm64-6.12> (vm-shell),'
 	@echo '           KDIR= KERNELRELEASE= (modules, install, dkms), ARCH=arm64|arm CROSS_COMPILE= (modules, static, install),'
 	@echo '           DESTDIR= PREFIX=/usr/local (install), JOBS=N'
@@ -109,6 +110,16 @@ vm: modules static boards userspace
 
 bench: modules static userspace
 	bash ci/bench.sh
+
+# The soak of the Reliability section at its full length: SOAK_CYCLES (100)
+# cycles on SOAK_KERNEL (the debug kernel), with no time bound; make check
+# runs it bounded. Its figure line ends the output.
+SOAK_CYCLES ?= 100
+SOAK_KERNEL ?= 6.12-debug
+soak: modules static boards
+	KPROF_VM_APPEND="kprof.soak_cycles=$(SOAK_CYCLES)" KPROF_VM_TIMEOUT=$$(($(SOAK_CYCLES) * 90 + 300)) \
+		KPROF_VM_LOG=kprof_soak_full bash ci/vm-run.sh $(SOAK_KERNEL) kprof_soak
+	@grep -a 'KPROF-FIGURE: soak' $(BUILD)/vm-logs/$(SOAK_KERNEL)/kprof_soak_full.log
 
 demo: deps
 	$(MAKE) modules static

@@ -12,10 +12,17 @@
 # checkers TCG takes 5 s a cycle on a fast machine and 30 s on a slow one,
 # and CI's time is bounded. Fewer than min_cycles in the budget fails: that
 # is not a soak. The figure says how many ran.
+# 'make soak' asks for a number of cycles on the kernel command line
+# (kprof.soak_cycles=N) and runs them all, with no time bound.
 cycles=25 budget=0
 if debug_kernel; then
 	cycles=100 budget=300 min_cycles=5
 fi
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	kprof.soak_cycles=*) cycles=${arg#kprof.soak_cycles=} budget=0 ;;
+	esac
+done
 events=0
 i=0
 t0=$(date +%s)
