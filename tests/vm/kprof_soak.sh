@@ -68,4 +68,4 @@ if [ -w "$KMEMLEAK" ]; then
 	leaks=$(grep -c '^unreferenced object' "$KMEMLEAK" || true)
 	[ "$leaks" -eq 0 ] || { cat "$KMEMLEAK"; fail "kmemleak: $leaks suspected leaks after $i cycles"; }
 fi
-echo "KPROF-FIGURE: soak kernel=$(uname -r) cycles=$i events=$events failures=0 seconds=$(($(date +%s) - t0)) kmemleak=$leaks"
+echo "KPROF-FIGURE: soak kernel=$(uname -r) cycles=$i events=$events failures=0 seconds=$(($(date +%s) - t0)) kmemleak=$leaks budget=$budget"
