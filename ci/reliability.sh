@@ -99,12 +99,13 @@ table() {
 		[ -z "$bugs" ] || echo "| Checkers catch bugs on $id | a test module leaks, sleeps in atomic context, shifts out of bounds, reads freed memory | the harness failed the test for each of: $bugs |"
 	done
 	figure soak | while IFS=$'\t' read -r id rest; do
-		local cycles events failures leaks budget
+		local cycles events failures leaks budget bound
 		cycles=$(field cycles <<<"$rest")
 		budget=$(field budget <<<"$rest")
 		# A bounded soak (make check's on the debug kernel) says so; 'make
 		# soak' and the generic kernels' run all their cycles.
-		[ -z "$budget" ] || [ "$budget" = 0 ] || cycles="$cycles (as many as $budget s allowed)"
+		bound=
+		[ -z "$budget" ] || [ "$budget" = 0 ] || bound=" (as many as $budget s allowed)"
 		events=$(field events <<<"$rest")
 		failures=$(field failures <<<"$rest")
 		leaks=$(field kmemleak <<<"$rest")
@@ -112,7 +113,7 @@ table() {
 		''|n/a) leaks= ;;
 		*) leaks="; kmemleak: $leaks suspects" ;;
 		esac
-		echo "| Soak on $id | $cycles cycles of insmod, traffic, latency + irq readers, enable flips, rmmod under traffic; $events events read | $failures failures$leaks |"
+		echo "| Soak on $id | $cycles cycles$bound of insmod, traffic, latency + irq readers, enable flips, rmmod under traffic; $events events read | $failures failures$leaks |"
 	done
 }
 

@@ -18,11 +18,8 @@ cycles=25 budget=0
 if debug_kernel; then
 	cycles=100 budget=300 min_cycles=5
 fi
-for arg in $(cat /proc/cmdline); do
-	case "$arg" in
-	kprof.soak_cycles=*) cycles=${arg#kprof.soak_cycles=} budget=0 ;;
-	esac
-done
+full=$(kernel_arg kprof.soak_cycles)
+[ -z "$full" ] || { cycles=$full budget=0; }
 events=0
 i=0
 t0=$(date +%s)

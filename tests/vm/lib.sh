@@ -23,6 +23,12 @@ debug_kernel() {
 	[ -w "$KMEMLEAK" ]
 }
 
+# kernel_arg NAME: the value of NAME=... on the kernel command line (the
+# harness's KPROF_VM_APPEND), empty if it is not there.
+kernel_arg() {
+	tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n 1
+}
+
 load() {
 	insmod "$KPROF_MODDIR/$1.ko" || fail "insmod $1 failed"
 }

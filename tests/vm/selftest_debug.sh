@@ -3,7 +3,7 @@
 # atomic, shift, uaf; KPROF_VM_APPEND), which the kernel's checkers report.
 # ci/vm-run.sh must exit 2 (console not clean).
 . /tests/lib.sh
-bug=$(sed -n 's/.*kprof\.bug=\([a-z]*\).*/\1/p' /proc/cmdline)
+bug=$(kernel_arg kprof.bug)
 [ -n "$bug" ] || fail "no kprof.bug= on the kernel command line"
 insmod "$KPROF_MODDIR/kprof_test_debug.ko" bug="$bug" || fail "insmod kprof_test_debug bug=$bug"
 rmmod kprof_test_debug
