@@ -281,6 +281,7 @@ BOOST_AUTO_TEST_CASE(crafted_pages_report_missed_events)
 	BOOST_TEST(!r.bad_page);
 	BOOST_TEST(r.events == 1u);
 	BOOST_TEST(r.missed == 42);
+	BOOST_TEST(r.bytes == data.size());	// the header's length, for the reader's pacing
 	BOOST_TEST(out.size() == 1u);
 
 	p = m.page(data, kMissed);	// flagged, no count stored

@@ -1,7 +1,7 @@
 # kprofctl's reading loop sleeps in poll() on the per-CPU buffers: idle,
 # it wakes about once a second and uses next to no CPU; under traffic it
-# wakes when a buffer is a quarter full (buffer_percent; kernels before 6.1
-# wake on any data, at most every 10 ms), so a buffer that fills in well
+# wakes on data and paces its passes by the rate it reads (an eighth of
+# the buffer between passes, 10 to 250 ms), so a buffer that fills in well
 # under the idle wait loses nothing.
 . /tests/lib.sh
 

@@ -135,15 +135,31 @@ Session::Session(const Plan &plan, const CollectOptions &opts, Watcher *watcher)
 	if (plan.some_cpus)
 		inst_.set("tracing_cpumask", cpumask_hex(plan.cpus));
 	inst_.set("trace", "", false);	// start from an empty buffer
-	// Wake the reader when a CPU's buffer is a quarter full (and at
-	// least once a second): few passes at low rates, room at high ones.
-	inst_.set("buffer_percent", kWakePercent);
+	// poll() wakes on any data: pace() spaces the passes. A watermark
+	// (buffer_percent > 0) makes poll() and the writers call the kernel's
+	// ring_buffer_nr_dirty_pages(), whose WARN_ON_ONCE(read > cnt + 1)
+	// fired in a 6.1 guest with an 8 KiB buffer overwritten while this
+	// reader was stopped: a kernel warning is not a tool's to cause.
+	inst_.set("buffer_percent", "0");
 	// Context events are set against the kprof deltas (ktime_get_ns()).
 	if (!plan.context.empty())
 		inst_.set("trace_clock", "mono");
 	for (int c : plan.cpus)
 		readers_.push_back(std::make_unique<CpuReader>(inst_, c));
+	buffer_bytes_ = buffer_bytes();
 	samples_.reserve(4096);
+}
+
+// The size of the smallest per-CPU buffer (per_cpu/cpuN/buffer_size_kb).
+uint64_t Session::buffer_bytes() const
+{
+	uint64_t least = 0;
+	for (const auto &r : readers_) {
+		const uint64_t bytes = inst_.cpu_buffer_kb(r->cpu()) * 1024;
+		if (!least || bytes < least)
+			least = bytes;
+	}
+	return least;
 }
 
 std::optional<Aggregator::Emitted> Session::read_emitted() const
@@ -192,7 +208,8 @@ void Session::wait_attached(Collected &c)
 					 "(see dmesg)");
 }
 
-void Session::consume(size_t i, const void *page, Aggregator &agg, Collected &c)
+// Returns the bytes of records in @page.
+uint64_t Session::consume(size_t i, const void *page, Aggregator &agg, Collected &c)
 {
 	samples_.clear();
 	const auto r = decoder_.decode_page(page, readers_[i]->page_size(), readers_[i]->cpu(), samples_);
@@ -213,36 +230,58 @@ void Session::consume(size_t i, const void *page, Aggregator &agg, Collected &c)
 		if (watcher_)
 			watcher_->sample(s, name);
 	}
+	return r.bytes;
 }
 
 // Drain::Pass reads at most kPassPages per CPU, so that a rate the reader
 // cannot keep up with still lets the loop see the end of the duration
 // and signals; All and Flush read until the buffers are empty, once the
 // events are off.
-void Session::drain(Drain how, Aggregator &agg, Collected &c)
+Session::Drained Session::drain(Drain how, Aggregator &agg, Collected &c)
 {
+	Drained d;
 	// A second signal abandons the rest: teardown must come promptly.
-	for (size_t i = 0; i < readers_.size(); i++)
-		for (size_t n = 0; g_stop < 2 && (how != Drain::Pass || n < kPassPages); n++) {
+	for (size_t i = 0; i < readers_.size(); i++) {
+		uint64_t bytes = 0;
+		size_t n = 0;
+		for (; g_stop < 2 && (how != Drain::Pass || n < kPassPages); n++) {
 			const void *page = how == Drain::Flush ? readers_[i]->flush() : readers_[i]->read();
 			if (!page)
 				break;
-			consume(i, page, agg, c);
+			bytes += consume(i, page, agg, c);
 		}
+		d.busiest = std::max(d.busiest, bytes);
+		d.capped |= n == kPassPages;
+	}
 	if (watcher_)
 		watcher_->pass_done();
+	return d;
 }
 
-// Until a CPU's buffer is buffer_percent full, @most has passed or a
-// signal came. After a wake on data, not before kMinPass: on kernels
-// before 6.1 poll() ignores the watermark and wakes on any data, and
-// passes of one event each would cost more than they save.
+// The pause after the pass at @now: the rate is known only if the pass
+// before read something too (after an idle stretch the data came after
+// the wake, not over the whole gap).
+void Session::pace(const Drained &d, Clock::time_point now)
+{
+	const auto since = last_busiest_ ? now - last_pass_ : Clock::duration::zero();
+	pause_ = pass_pause(d.busiest, d.capped, since, buffer_bytes_, kPace);
+	last_pass_ = now;
+	last_busiest_ = d.busiest;
+}
+
+// Until a CPU's buffer holds data, @most has passed or a signal came;
+// after a wake on data, not before pause_ has passed since that wake.
 void Session::wait_for_data(Clock::duration most)
 {
 	const auto since = Clock::now() - last_wake_;
-	if (woke_on_data_ && since < kMinPass) {
-		std::this_thread::sleep_for(kMinPass - since);
-		most -= kMinPass - since;
+	if (woke_on_data_ && since < pause_) {
+		const auto nap = std::min<Clock::duration>(pause_ - since, most);
+		const auto ms = std::chrono::ceil<std::chrono::milliseconds>(nap).count();
+		if (ms > 0 && poll(nullptr, 0, int(ms)) < 0 && errno != EINTR)
+			throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+		most -= nap;
+		if (g_stop)
+			return;
 	}
 	std::vector<pollfd> fds;
 	for (const auto &r : readers_)
@@ -298,7 +337,7 @@ Collected Session::collect(const CollectOptions &opts, Aggregator &agg)
 		const auto now = Clock::now();
 		if (opts.duration.count() && now - start >= opts.duration)
 			break;
-		drain(Drain::Pass, agg, c);
+		pace(drain(Drain::Pass, agg, c), now);
 		if (tty && now - last_progress >= kProgressEvery) {
 			progress(now - start, c);
 			last_progress = now;

@@ -11,6 +11,7 @@
 #include "decoder.hpp"
 #include "inkernel.hpp"
 #include "instance.hpp"
+#include "pace.hpp"
 #include "report.hpp"
 #include "tep.hpp"
 
@@ -100,16 +101,23 @@ private:
 	void switch_events(const char *on);
 	void wait_attached(Collected &c);
 	enum class Drain { Pass, All, Flush };
-	void drain(Drain how, Aggregator &agg, Collected &c);
-	void consume(size_t i, const void *page, Aggregator &agg, Collected &c);
+	// What one drain read: the most bytes of records from one CPU, and
+	// whether a CPU's reading stopped at kPassPages.
+	struct Drained {
+		uint64_t busiest = 0;
+		bool capped = false;
+	};
+	Drained drain(Drain how, Aggregator &agg, Collected &c);
+	uint64_t consume(size_t i, const void *page, Aggregator &agg, Collected &c);
 	void progress(std::chrono::steady_clock::duration elapsed, const Collected &c) const;
+	void pace(const Drained &d, std::chrono::steady_clock::time_point now);
 	void wait_for_data(std::chrono::steady_clock::duration most);
+	uint64_t buffer_bytes() const;
 
-	// How the reading loop paces itself (wait_for_data()).
-	static constexpr const char *kWakePercent = "25";
+	// How the reading loop paces itself (pace(), wait_for_data()).
 	static constexpr std::chrono::milliseconds kIdleWait{1000}, kWatchedWait{100}, kProgressEvery{500};
-	static constexpr std::chrono::milliseconds kMinPass{10};
 	static constexpr size_t kPassPages = 256;
+	static constexpr PassPace kPace{};
 
 	const Plan &plan_;
 	TepPtr tep_;
@@ -118,7 +126,10 @@ private:
 	std::vector<std::unique_ptr<CpuReader>> readers_;
 	std::vector<Sample> samples_;
 	Watcher *watcher_;
-	std::chrono::steady_clock::time_point last_wake_{};
+	uint64_t buffer_bytes_ = 0;		// the smallest per-CPU buffer
+	std::chrono::steady_clock::time_point last_wake_{}, last_pass_{};
+	uint64_t last_busiest_ = 0;
+	std::chrono::nanoseconds pause_ = kPace.min;
 	bool woke_on_data_ = false;
 };
 

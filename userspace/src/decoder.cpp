@@ -237,6 +237,7 @@ PageResult Decoder::decode_page(const void *page, size_t size, int cpu, std::vec
 		return r;
 	}
 	r.missed = hdr->missed;
+	r.bytes = hdr->length;
 	const uint8_t *end = base + hdr->data_offset + hdr->length;
 	unsigned long long ts;
 	for (void *data = kbuffer_read_event(kbuf_.get(), &ts); data; data = kbuffer_next_event(kbuf_.get(), &ts)) {

@@ -54,6 +54,7 @@ struct PageResult {
 	// Events the ring buffer dropped before this page, from the page
 	// header: -1 if it flagged a loss without a count, else the count.
 	int64_t missed = 0;
+	uint64_t bytes = 0;	// the length of the page's records (its header's)
 	bool bad_page = false;	// the header or a record's length does not fit the page: nothing read
 };
 

@@ -15,6 +15,7 @@
 
 #include "tracefs_c.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -54,12 +55,15 @@ public:
 	void refuse_unread() const;
 	// per_cpu/cpuN/stats of this instance.
 	std::string cpu_stats(int cpu) const;
+	// per_cpu/cpuN/buffer_size_kb of this instance.
+	uint64_t cpu_buffer_kb(int cpu) const;
 
 private:
 	struct Free {
 		void operator()(tracefs_instance *i) const { tracefs_instance_free(i); }
 	};
 	void cleanup_stale();
+	std::string read_cpu_file(int cpu, const char *file) const;
 	void lock();
 
 	std::string name_, dir_, lock_path_, owner_path_, restore_path_;
@@ -82,7 +86,7 @@ public:
 	int cpu() const { return cpu_; }
 	size_t page_size() const { return buf_.size(); }
 	// The trace_pipe_raw descriptor, for poll(): readable once the buffer
-	// is buffer_percent full (kernels from 6.1; before, once not empty).
+	// holds data (buffer_percent is 0 in kprofctl's instance).
 	int fd() const { return fd_; }
 	// The next full page, without blocking; nullptr when there is none.
 	const void *read();
