@@ -270,10 +270,11 @@ void Session::pace(const Drained &d, Clock::time_point now)
 }
 
 // Until a CPU's buffer holds data, @most has passed or a signal came;
-// after a wake on data, not before pause_ has passed since that wake.
+// after a wake on data, not before pause_ has passed since the pass that
+// followed it.
 void Session::wait_for_data(Clock::duration most)
 {
-	const auto since = Clock::now() - last_wake_;
+	const auto since = Clock::now() - last_pass_;
 	if (woke_on_data_ && since < pause_) {
 		const auto nap = std::min<Clock::duration>(pause_ - since, most);
 		const auto ms = std::chrono::ceil<std::chrono::milliseconds>(nap).count();
@@ -291,7 +292,6 @@ void Session::wait_for_data(Clock::duration most)
 	if (n < 0 && errno != EINTR)
 		throw std::runtime_error(std::string("poll on the ring buffers: ") + std::strerror(errno));
 	woke_on_data_ = n > 0;
-	last_wake_ = Clock::now();
 }
 
 void Session::progress(Clock::duration elapsed, const Collected &c) const

@@ -127,7 +127,7 @@ private:
 	std::vector<Sample> samples_;
 	Watcher *watcher_;
 	uint64_t buffer_bytes_ = 0;		// the smallest per-CPU buffer
-	std::chrono::steady_clock::time_point last_wake_{}, last_pass_{};
+	std::chrono::steady_clock::time_point last_pass_{};
 	uint64_t last_busiest_ = 0;
 	std::chrono::nanoseconds pause_ = kPace.min;
 	bool woke_on_data_ = false;

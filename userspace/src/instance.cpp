@@ -159,26 +159,19 @@ void Instance::refuse_unread() const
 
 std::string Instance::cpu_stats(int cpu) const
 {
-	return read_cpu_file(cpu, "stats");
-}
-
-uint64_t Instance::cpu_buffer_kb(int cpu) const
-{
-	const std::string text = read_cpu_file(cpu, "buffer_size_kb");
-	try {
-		return std::stoull(text);	// "1408", or "7 (expanded: 1408)" before the first use
-	} catch (const std::exception &) {
-		throw std::runtime_error("unexpected per_cpu/cpu" + std::to_string(cpu) + "/buffer_size_kb: " + text);
-	}
-}
-
-std::string Instance::read_cpu_file(int cpu, const char *file) const
-{
-	const std::string path = dir_ + "/per_cpu/cpu" + std::to_string(cpu) + "/" + file;
+	const std::string path = dir_ + "/per_cpu/cpu" + std::to_string(cpu) + "/stats";
 	auto text = sys::read_file(path);
 	if (!text)
 		throw std::runtime_error("cannot read " + path);
 	return *text;
+}
+
+uint64_t Instance::cpu_buffer_kb(int cpu) const
+{
+	const ssize_t kb = tracefs_instance_get_buffer_size(inst_.get(), cpu);
+	if (kb < 0)
+		throw std::runtime_error("cannot read " + dir_ + "/per_cpu/cpu" + std::to_string(cpu) + "/buffer_size_kb");
+	return uint64_t(kb);
 }
 
 void Instance::cleanup_stale()

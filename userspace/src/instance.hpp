@@ -63,7 +63,6 @@ private:
 		void operator()(tracefs_instance *i) const { tracefs_instance_free(i); }
 	};
 	void cleanup_stale();
-	std::string read_cpu_file(int cpu, const char *file) const;
 	void lock();
 
 	std::string name_, dir_, lock_path_, owner_path_, restore_path_;
