@@ -338,5 +338,5 @@ static const struct file_operations bench_fops = {
 
 void kprof_bench_init(struct dentry *root)
 {
-	debugfs_create_file(KPROF_FILE_BENCH, 0600, root, NULL, &bench_fops);
+	debugfs_create_file(KPROF_FILE(BENCH), 0600, root, NULL, &bench_fops);
 }

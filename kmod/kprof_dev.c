@@ -77,6 +77,47 @@ static unsigned int nr_kinds(const struct kprof_dev *dev)
  * dev->lock (IRQs off) for all it does; see struct kprof_dev.
  */
 
+/*
+ * Hook calls kprof ignores (kprof/misuse): on a NULL or ERR_PTR() device (a
+ * driver whose registration failed and that treats kprof as optional), in
+ * NMI (where dev->lock could be the one the interrupted code holds), or
+ * with a span id the device did not register. Counted, never warned about:
+ * a hook is a hot path, and panic_on_warn makes a WARN fatal.
+ */
+struct kprof_misuse {
+	unsigned long null_dev;
+	unsigned long nmi;
+	unsigned long bad_span;
+};
+
+static DEFINE_PER_CPU(struct kprof_misuse, kprof_misuse);
+
+/* Whether a hook on @dev may run here; counts the misuse if not. */
+static bool hook_ok(struct kprof_dev *dev)
+{
+	if (unlikely(in_nmi())) {
+		this_cpu_inc(kprof_misuse.nmi);
+		return false;
+	}
+	if (unlikely(IS_ERR_OR_NULL(dev))) {
+		this_cpu_inc(kprof_misuse.null_dev);
+		return false;
+	}
+	return true;
+}
+
+/* hook_ok(), and @id one of @dev's spans. */
+static bool span_ok(struct kprof_dev *dev, u32 id)
+{
+	if (!hook_ok(dev))
+		return false;
+	if (unlikely(id >= dev->nr_spans)) {
+		this_cpu_inc(kprof_misuse.bad_span);
+		return false;
+	}
+	return true;
+}
+
 static struct kprof_counters *hook_enter(struct kprof_dev *dev)
 {
 	struct kprof_counters *c = &this_cpu_ptr(dev->pcpu)->c;
@@ -121,6 +162,8 @@ void __kprof_irq_enter(struct kprof_dev *dev)
 {
 	unsigned long flags;
 
+	if (!hook_ok(dev))
+		return;
 	raw_spin_lock_irqsave(&dev->lock, flags);
 	hook_enter(dev)->irqs++;
 	dev->hard_start = ktime_get_ns();
@@ -135,14 +178,20 @@ void __kprof_irq_exit(struct kprof_dev *dev, irqreturn_t ret)
 	unsigned long flags;
 	u64 start, ns;
 
+	if (!hook_ok(dev))
+		return;
 	raw_spin_lock_irqsave(&dev->lock, flags);
 	c = hook_enter(dev);
 	start = dev->hard_start;
 	dev->hard_start = 0;
 	if (!start)
 		goto out;	/* the key came on after the entry */
-	/* Only a woken IRQ waits for a thread run: the rest bill nobody. */
-	if (ret & IRQ_WAKE_THREAD) {
+	/*
+	 * Only a woken IRQ waits for a thread run: the rest bill nobody. The
+	 * IRQ core wakes the thread for exactly IRQ_WAKE_THREAD, not for a
+	 * value with its bit set (IRQ_HANDLED | IRQ_WAKE_THREAD).
+	 */
+	if (ret == IRQ_WAKE_THREAD) {
 		c->wakes++;
 		if (!dev->pending_irqs++) {
 			dev->pending_since = start;
@@ -164,6 +213,8 @@ void __kprof_thread_begin(struct kprof_dev *dev)
 	u32 irqs;
 	u64 ns;
 
+	if (!hook_ok(dev))
+		return;
 	raw_spin_lock_irqsave(&dev->lock, flags);
 	c = hook_enter(dev);
 	c->thread_runs++;
@@ -195,6 +246,8 @@ void __kprof_batch_begin(struct kprof_dev *dev)
 {
 	unsigned long flags;
 
+	if (!hook_ok(dev))
+		return;
 	raw_spin_lock_irqsave(&dev->lock, flags);
 	hook_enter(dev);
 	dev->batch_start = ktime_get_ns();
@@ -208,6 +261,8 @@ void __kprof_batch_end(struct kprof_dev *dev, u32 npackets)
 	unsigned long flags;
 	u64 ns;
 
+	if (!hook_ok(dev))
+		return;
 	raw_spin_lock_irqsave(&dev->lock, flags);
 	c = hook_enter(dev);
 	if (close_interval(dev, &dev->batch_start, KPROF_K_BATCH, &ns)) {
@@ -225,7 +280,7 @@ void __kprof_span_begin(struct kprof_dev *dev, u32 id)
 {
 	unsigned long flags;
 
-	if (WARN_ON_ONCE(id >= dev->nr_spans))
+	if (!span_ok(dev, id))
 		return;
 	raw_spin_lock_irqsave(&dev->lock, flags);
 	hook_enter(dev);
@@ -248,7 +303,7 @@ void __kprof_span_end(struct kprof_dev *dev, u32 id)
 	unsigned long flags;
 	u64 ns;
 
-	if (WARN_ON_ONCE(id >= dev->nr_spans))
+	if (!span_ok(dev, id))
 		return;
 	raw_spin_lock_irqsave(&dev->lock, flags);
 	c = hook_enter(dev);
@@ -264,7 +319,7 @@ void __kprof_span_end_at(struct kprof_dev *dev, u32 id, u64 start_ns)
 	unsigned long flags;
 	u64 ns;
 
-	if (WARN_ON_ONCE(id >= dev->nr_spans))
+	if (!span_ok(dev, id))
 		return;
 	raw_spin_lock_irqsave(&dev->lock, flags);
 	c = hook_enter(dev);
@@ -276,6 +331,11 @@ EXPORT_SYMBOL_GPL(__kprof_span_end_at);
 
 u64 __kprof_now(void)
 {
+	/* In NMI the clock's seqcount may be held by the code interrupted. */
+	if (unlikely(in_nmi())) {
+		this_cpu_inc(kprof_misuse.nmi);
+		return 0;
+	}
 	return ktime_get_ns();
 }
 EXPORT_SYMBOL_GPL(__kprof_now);
@@ -611,9 +671,28 @@ void kprof_agg_file(struct dentry *root, const char *name, struct kprof_agg_ctl 
 	debugfs_create_file(name, 0600, root, ctl, &aggregate_fops);
 }
 
+/* kprof/misuse: the hook calls ignored, summed over the CPUs. */
+static int misuse_show(struct seq_file *m, void *v)
+{
+	unsigned long null_dev = 0, nmi = 0, bad_span = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct kprof_misuse *c = per_cpu_ptr(&kprof_misuse, cpu);
+
+		null_dev += READ_ONCE(c->null_dev);
+		nmi += READ_ONCE(c->nmi);
+		bad_span += READ_ONCE(c->bad_span);
+	}
+	seq_printf(m, "null_dev: %lu\nnmi: %lu\nbad_span: %lu\n", null_dev, nmi, bad_span);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(misuse);
+
 void kprof_devs_init(struct dentry *root)
 {
-	kprof_agg_file(root, KPROF_FILE_AGGREGATE, &dev_agg);
+	kprof_agg_file(root, KPROF_FILE(AGGREGATE), &dev_agg);
+	debugfs_create_file(KPROF_FILE(MISUSE), 0400, root, NULL, &misuse_fops);
 }
 
 /* Module exit: no device is left; drop aggregation's key reference. */
@@ -808,9 +887,17 @@ struct kprof_dev *kprof_dev_register(const char *name,
 	/*
 	 * Without debugfs (CONFIG_DEBUG_FS=n, debugfs=off, lockdown) the
 	 * device works all the same, events included; it has no files. The
-	 * debugfs calls take an ERR_PTR() parent and do nothing with it.
+	 * debugfs calls take an ERR_PTR() parent and do nothing with it. With
+	 * debugfs, a directory that cannot be made (the name of a device
+	 * whose directory is still being removed: -EEXIST) fails the
+	 * registration: a device without its files would count unseen.
 	 */
 	dev->dir = debugfs_create_dir(name, kprof_debugfs_root);
+	if (!IS_ERR(kprof_debugfs_root) && IS_ERR(dev->dir)) {
+		ret = PTR_ERR(dev->dir);
+		pr_err("device %s: no debugfs directory (%d)\n", name, ret);
+		goto err_unlock;
+	}
 	debugfs_create_file("counters", 0400, dev->dir, dev, &counters_fops);
 	debugfs_create_file("latency", 0400, dev->dir, dev, &latency_fops);
 	debugfs_create_file("emitted", 0400, dev->dir, dev, &emitted_fops);

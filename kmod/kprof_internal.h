@@ -141,15 +141,28 @@ struct kprof_dev {
 	bool agg_on;
 };
 
-/* Names of kprof's own top-level debugfs files; no device may take them. */
-#define KPROF_FILE_VERSION	"version"
-#define KPROF_FILE_ENABLE	"enable"
-#define KPROF_FILE_BENCH	"bench"
-#define KPROF_FILE_GIRQ_COUNTERS	"girq_counters"
-#define KPROF_FILE_GIRQ_EMITTED	"girq_emitted"
-#define KPROF_FILE_AGGREGATE	"aggregate"
-#define KPROF_FILE_GIRQ_AGGREGATE	"girq_aggregate"
-#define KPROF_FILE_GIRQ_HIST	"girq_hist"
+/*
+ * kprof's own top-level debugfs files, the one list of them: each is
+ * created by its name from here (KPROF_FILE()), and no device may take any
+ * of these names (kprof_name_reserved()).
+ */
+#define KPROF_TOP_FILES(X)			\
+	X(VERSION, "version")			\
+	X(ENABLE, "enable")			\
+	X(BENCH, "bench")			\
+	X(AGGREGATE, "aggregate")		\
+	X(MISUSE, "misuse")			\
+	X(GIRQ_COUNTERS, "girq_counters")	\
+	X(GIRQ_EMITTED, "girq_emitted")		\
+	X(GIRQ_AGGREGATE, "girq_aggregate")	\
+	X(GIRQ_HIST, "girq_hist")
+
+#define KPROF_TOP_FILE_ID(id, name)	KPROF_TF_##id,
+enum kprof_top_file { KPROF_TOP_FILES(KPROF_TOP_FILE_ID) KPROF_NR_TOP_FILES };
+#undef KPROF_TOP_FILE_ID
+
+extern const char * const kprof_top_files[KPROF_NR_TOP_FILES];
+#define KPROF_FILE(id)	(kprof_top_files[KPROF_TF_##id])
 
 /* kprof_main.c */
 extern struct dentry *kprof_debugfs_root;	/* an ERR_PTR() without debugfs */
@@ -173,6 +186,7 @@ void kprof_bench_init(struct dentry *root);
 /* kprof_irq.c: the generic IRQ tracker */
 int kprof_girq_check_params(void);
 void kprof_girq_init(struct dentry *root);
+void kprof_girq_start(void);
 void kprof_girq_exit(void);
 void kprof_girq_free(void);
 

@@ -16,6 +16,8 @@
  *  - no waking: the thread was woken already (coalesced into its slot) or
  *    running (running_requests); either way the IRQ is served by a run that
  *    is not measured from it.
+ * A request is counted in wake_requests when its outcome is seen; one
+ * whose outcome the probes' detach cut off is not counted at all.
  * So: wake_requests = woken + coalesced + running_requests, and every woken
  * or coalesced request ends in a kprof_girq_thread event (its run_requests:
  * 1 + coalesced), in on_cpu_requests, or in dropped_requests (no free slot,
@@ -55,13 +57,16 @@
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 
+#include <trace/events/irq.h>
 #include <trace/events/kprof.h>
+#include <trace/events/sched.h>
 
 #include "kprof_internal.h"
 
 #define GIRQ_NAME_LEN	32
 #define GIRQ_HASH_BITS	6
 #define GIRQ_WAYS	4
+#define GIRQ_NEST	4
 #define GIRQ_AGG_SLOTS_MAX	64
 
 static unsigned int girq_agg_slots = 8;
@@ -78,7 +83,8 @@ static const char * const girq_event_names[GIRQ_NR_EVENTS] = {
 enum girq_counter {
 	GC_HANDLERS,		/* handler runs timed (entry seen) */
 	GC_UNMATCHED,		/* exits without their entry: not timed */
-	GC_WAKE_REQUESTS,	/* IRQ_WAKE_THREAD for an action with a thread */
+	GC_WAKE_REQUESTS,	/* IRQ_WAKE_THREAD for an action with a thread,
+				 * counted when its outcome is seen */
 	GC_WOKEN,		/* ... that woke the sleeping thread */
 	GC_COALESCED,		/* ... found it woken, not yet switched in */
 	GC_RUNNING,		/* ... found it running: no wake */
@@ -105,6 +111,13 @@ struct girq_req {
 	char name[GIRQ_NAME_LEN];
 };
 
+/* A hard handler running on a CPU, since irq_handler_entry. */
+struct girq_hard {
+	int irq;
+	const void *action;	/* compared, never dereferenced */
+	u64 start;
+};
+
 /* One IRQ action's histograms on one CPU (kprof/girq_aggregate). */
 struct girq_agg {
 	bool used;
@@ -121,9 +134,14 @@ struct girq_cpu {
 	bool agg_on;
 	u64 untracked[GIRQ_NR_EVENTS];	/* samples of actions without a slot */
 	/* This CPU's probes only: */
-	int hard_irq;		/* the handler running, if hard_action */
-	const void *hard_action;	/* compared, never dereferenced */
-	u64 hard_start;
+	/*
+	 * The hard handlers running, innermost last: a demultiplexing
+	 * handler's generic_handle_irq() nests its children's on this CPU.
+	 * Entries beyond GIRQ_NEST are counted in depth, not kept: their
+	 * exits are unmatched.
+	 */
+	unsigned int depth;
+	struct girq_hard hard[GIRQ_NEST];
 	bool expect;		/* req's outcome is not known yet */
 	struct girq_req req;
 };
@@ -140,8 +158,19 @@ struct girq_bucket {
 	struct girq_slot slot[GIRQ_WAYS];
 };
 
-static DEFINE_PER_CPU(struct girq_cpu, girq_cpus);
-static struct girq_bucket girq_hash[1 << GIRQ_HASH_BITS];
+/*
+ * Every lock is initialised statically: the module's events exist, and
+ * their reg callbacks can run, from the moment the module is COMING, before
+ * kprof_init() has run (set_event's ":mod:kprof", perf_event_open()).
+ */
+static DEFINE_PER_CPU(struct girq_cpu, girq_cpus) = {
+	.lock = __RAW_SPIN_LOCK_UNLOCKED(girq_cpus.lock),
+};
+static struct girq_bucket girq_hash[1 << GIRQ_HASH_BITS] = {
+	[0 ... (1 << GIRQ_HASH_BITS) - 1] = {
+		.lock = __RAW_SPIN_LOCK_UNLOCKED(girq_hash.lock),
+	},
+};
 
 static void girq_count(enum girq_counter c, u64 n)
 {
@@ -194,6 +223,7 @@ static void girq_settle(struct girq_cpu *gc)
 	if (s)
 		s->coalesced++;
 	raw_spin_unlock(&b->lock);
+	girq_count(GC_WAKE_REQUESTS, 1);
 	girq_count(s ? GC_COALESCED : GC_RUNNING, 1);
 }
 
@@ -228,19 +258,41 @@ static void girq_entry(void *data, int irq, struct irqaction *action)
 	struct girq_cpu *gc = this_cpu_ptr(&girq_cpus);
 
 	girq_settle(gc);
-	gc->hard_irq = irq;
-	gc->hard_action = action;
-	gc->hard_start = ktime_get_ns();
+	if (gc->depth < GIRQ_NEST) {
+		struct girq_hard *h = &gc->hard[gc->depth];
+
+		h->irq = irq;
+		h->action = action;
+		h->start = ktime_get_ns();
+	}
+	gc->depth++;
+}
+
+/*
+ * Pop the innermost hard handler: its start if it is (@irq, @action), else
+ * 0 (its entry came before the probes, or beyond GIRQ_NEST).
+ */
+static u64 girq_pop(struct girq_cpu *gc, int irq, const void *action)
+{
+	const struct girq_hard *h;
+
+	if (!gc->depth)
+		return 0;
+	gc->depth--;
+	if (gc->depth >= GIRQ_NEST)
+		return 0;
+	h = &gc->hard[gc->depth];
+	return h->action == action && h->irq == irq ? h->start : 0;
 }
 
 static void girq_handler_event(struct girq_cpu *gc, int irq, const char *name,
-			       int ret, u64 now)
+			       int ret, u64 start, u64 now)
 {
 	raw_spin_lock(&gc->lock);
 	gc->cnt[GC_HANDLERS]++;
-	girq_agg_add(gc, GIRQ_EV_HANDLER, irq, name, now - gc->hard_start);
+	girq_agg_add(gc, GIRQ_EV_HANDLER, irq, name, now - start);
 	if (trace_kprof_girq_handler_enabled())
-		trace_kprof_girq_handler(irq, name, ret, now - gc->hard_start,
+		trace_kprof_girq_handler(irq, name, ret, now - start,
 					 ++gc->seq[GIRQ_EV_HANDLER]);
 	raw_spin_unlock(&gc->lock);
 }
@@ -250,12 +302,12 @@ static void girq_exit(void *data, int irq, struct irqaction *action, int ret)
 	struct girq_cpu *gc = this_cpu_ptr(&girq_cpus);
 	const char *name = action->name ?: "?";
 	u64 now = ktime_get_ns();
-	bool timed = gc->hard_action == action && gc->hard_irq == irq;
+	u64 start;
 
 	girq_settle(gc);
-	gc->hard_action = NULL;
-	if (timed)
-		girq_handler_event(gc, irq, name, ret, now);
+	start = girq_pop(gc, irq, action);
+	if (start)
+		girq_handler_event(gc, irq, name, ret, start, now);
 	else
 		girq_count(GC_UNMATCHED, 1);
 	if (ret != IRQ_WAKE_THREAD || !action->thread_fn || !action->thread)
@@ -265,10 +317,9 @@ static void girq_exit(void *data, int irq, struct irqaction *action, int ret)
 	gc->req.tstart = action->thread->start_time;
 	gc->req.irq = irq;
 	gc->req.hard_cpu = smp_processor_id();
-	gc->req.entry = timed ? gc->hard_start : 0;
+	gc->req.entry = start;
 	strscpy(gc->req.name, name, sizeof(gc->req.name));
 	gc->expect = true;
-	girq_count(GC_WAKE_REQUESTS, 1);
 }
 
 /* Emit @ev for request @r, if it is enabled and @r was timed; gc->lock held. */
@@ -324,6 +375,7 @@ static void girq_woke(struct girq_cpu *gc, u64 now)
 		WRITE_ONCE(b->used, b->used + 1);
 	}
 	raw_spin_unlock(&b->lock);
+	girq_count(GC_WAKE_REQUESTS, 1);
 	girq_count(GC_WOKEN, 1);
 	if (i == GIRQ_WAYS)
 		dropped++;
@@ -425,7 +477,13 @@ static DEFINE_MUTEX(girq_mutex);	/* attached, and the probes' state */
 static bool girq_attached;
 static atomic_t girq_users = ATOMIC_INIT(0);
 static DEFINE_SPINLOCK(girq_work_lock);
-static bool girq_dead;			/* under girq_work_lock: no more work */
+/*
+ * Under girq_work_lock: no work may be queued. True until kprof_init() has
+ * succeeded (kprof_girq_start()) and again from kprof_girq_exit(): a reg
+ * callback of a module that is COMING, or whose init fails, attaches
+ * nothing and queues nothing.
+ */
+static bool girq_dead = true;
 static void girq_work_fn(struct work_struct *work);
 static DECLARE_WORK(girq_work, girq_work_fn);
 
@@ -447,9 +505,9 @@ static void girq_reset(void)
 	for_each_possible_cpu(cpu) {
 		struct girq_cpu *gc = per_cpu_ptr(&girq_cpus, cpu);
 
-		dropped += gc->expect;
+		/* Its outcome was not seen: it was never counted. */
 		gc->expect = false;
-		gc->hard_action = NULL;
+		gc->depth = 0;
 	}
 	for (i = 0; i < ARRAY_SIZE(girq_hash); i++) {
 		for (w = 0; w < GIRQ_WAYS; w++) {
@@ -483,11 +541,27 @@ static void girq_detach_locked(void)
 	preempt_enable();
 }
 
+/*
+ * The probes' prototypes against their tracepoints', at compile time: a
+ * kernel whose prototype differs from what compat.h chose by version (a
+ * vendor's backport) does not build, rather than call a probe through the
+ * wrong type (fatal under kernel CFI).
+ */
+static void girq_check_prototypes(void)
+{
+	check_trace_callback_type_sched_switch(girq_switch);
+	check_trace_callback_type_sched_wakeup(girq_wakeup);
+	check_trace_callback_type_sched_waking(girq_waking);
+	check_trace_callback_type_irq_handler_exit(girq_exit);
+	check_trace_callback_type_irq_handler_entry(girq_entry);
+}
+
 static int girq_attach_locked(void)
 {
 	int i, ret;
 
 	lockdep_assert_held(&girq_mutex);
+	girq_check_prototypes();
 	for_each_kernel_tracepoint(girq_lookup, NULL);
 	for (i = 0; i < ARRAY_SIZE(girq_tps); i++)
 		if (!girq_tps[i].tp) {
@@ -732,18 +806,12 @@ DEFINE_SHOW_ATTRIBUTE(girq_emitted);
 
 void kprof_girq_init(struct dentry *root)
 {
-	int cpu, i;
-
-	for_each_possible_cpu(cpu)
-		raw_spin_lock_init(&per_cpu_ptr(&girq_cpus, cpu)->lock);
-	for (i = 0; i < ARRAY_SIZE(girq_hash); i++)
-		raw_spin_lock_init(&girq_hash[i].lock);
-	debugfs_create_file(KPROF_FILE_GIRQ_COUNTERS, 0400, root, NULL,
+	debugfs_create_file(KPROF_FILE(GIRQ_COUNTERS), 0400, root, NULL,
 			    &girq_counters_fops);
-	debugfs_create_file(KPROF_FILE_GIRQ_EMITTED, 0400, root, NULL,
+	debugfs_create_file(KPROF_FILE(GIRQ_EMITTED), 0400, root, NULL,
 			    &girq_emitted_fops);
-	kprof_agg_file(root, KPROF_FILE_GIRQ_AGGREGATE, &girq_agg);
-	debugfs_create_file(KPROF_FILE_GIRQ_HIST, 0400, root, NULL, &girq_hist_fops);
+	kprof_agg_file(root, KPROF_FILE(GIRQ_AGGREGATE), &girq_agg);
+	debugfs_create_file(KPROF_FILE(GIRQ_HIST), 0400, root, NULL, &girq_hist_fops);
 }
 
 int kprof_girq_check_params(void)
@@ -752,6 +820,19 @@ int kprof_girq_check_params(void)
 		return 0;
 	pr_err("girq_agg_slots=%u: must be 1..%u\n", girq_agg_slots, GIRQ_AGG_SLOTS_MAX);
 	return -EINVAL;
+}
+
+/*
+ * The end of a successful kprof_init(): from here on the events' reg
+ * callbacks attach the probes, and listeners that came while the module was
+ * COMING get them now.
+ */
+void kprof_girq_start(void)
+{
+	spin_lock(&girq_work_lock);
+	girq_dead = false;
+	schedule_work(&girq_work);
+	spin_unlock(&girq_work_lock);
 }
 
 /*

@@ -36,9 +36,13 @@ static void key_get_locked(void)
 {
 	lockdep_assert_held(&key_mutex);
 	if (key_users++ == 0) {
-		static_branch_enable(&kprof_active);
-		/* Stamps left from before the key went off are stale. */
+		/*
+		 * Stamps left from before the key went off are stale: forget
+		 * them before any hook can run again, so that none pairs with
+		 * a hook that went live first.
+		 */
 		kprof_devs_reset_inflight();
+		static_branch_enable(&kprof_active);
 	}
 }
 
@@ -64,15 +68,16 @@ void kprof_key_put(void)
 	mutex_unlock(&key_mutex);
 }
 
-static const char * const reserved_names[] = {
-	KPROF_FILE_VERSION, KPROF_FILE_ENABLE, KPROF_FILE_BENCH,
-	KPROF_FILE_GIRQ_COUNTERS, KPROF_FILE_GIRQ_EMITTED, KPROF_FILE_AGGREGATE,
+#define KPROF_TOP_FILE_NAME(id, name)	[KPROF_TF_##id] = name,
+const char * const kprof_top_files[KPROF_NR_TOP_FILES] = {
+	KPROF_TOP_FILES(KPROF_TOP_FILE_NAME)
 };
+#undef KPROF_TOP_FILE_NAME
 
 /* True if @name is one of kprof's own top-level debugfs files. */
 bool kprof_name_reserved(const char *name)
 {
-	return match_string(reserved_names, ARRAY_SIZE(reserved_names), name) >= 0;
+	return match_string(kprof_top_files, KPROF_NR_TOP_FILES, name) >= 0;
 }
 
 static int version_show(struct seq_file *m, void *v)
@@ -141,13 +146,15 @@ static int __init kprof_init(void)
 	 * debugfs calls below do nothing with an ERR_PTR() parent.
 	 */
 	kprof_debugfs_root = debugfs_create_dir("kprof", NULL);
-	debugfs_create_file(KPROF_FILE_VERSION, 0400, kprof_debugfs_root, NULL,
+	debugfs_create_file(KPROF_FILE(VERSION), 0400, kprof_debugfs_root, NULL,
 			    &version_fops);
-	debugfs_create_file(KPROF_FILE_ENABLE, 0600, kprof_debugfs_root, NULL,
+	debugfs_create_file(KPROF_FILE(ENABLE), 0600, kprof_debugfs_root, NULL,
 			    &enable_fops);
 	kprof_bench_init(kprof_debugfs_root);
 	kprof_girq_init(kprof_debugfs_root);
 	kprof_devs_init(kprof_debugfs_root);
+	/* Last: only a module whose init succeeds attaches probes. */
+	kprof_girq_start();
 	if (IS_ERR(kprof_debugfs_root))
 		pr_info("version %s loaded; no debugfs (%ld): events only, no counters\n",
 			KPROF_VERSION, PTR_ERR(kprof_debugfs_root));

@@ -12,9 +12,15 @@
  *
  * Context rules: kprof_irq_enter()/kprof_irq_exit() are for the primary
  * handler; kprof_thread_begin() for the first thing the threaded handler
- * does; the rest may be called from any context, including hard IRQ. None
- * of them sleeps. A device's hooks must have stopped running (IRQ freed,
- * timers cancelled) before kprof_dev_unregister().
+ * does; the rest may be called from any context but NMI, including hard
+ * IRQ. None of them sleeps. A device's hooks must have stopped running (IRQ
+ * freed, timers cancelled) before kprof_dev_unregister().
+ *
+ * Misuse is ignored and counted, never warned about (kprof/misuse in
+ * debugfs, shown by 'kprofctl counters'): a hook on a NULL or ERR_PTR()
+ * device (a driver may keep a failed registration's result and treat kprof
+ * as optional), a hook in NMI (kprof_now() then returns 0), a span id the
+ * device did not register.
  */
 #ifndef _KPROF_KPROF_H
 #define _KPROF_KPROF_H

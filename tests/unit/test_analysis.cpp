@@ -160,3 +160,19 @@ BOOST_AUTO_TEST_CASE(culprit_is_on_the_cpu_the_thread_waited_for)
 	BOOST_TEST(v[0].culprit->cpu == 1);
 	BOOST_TEST(v[0].culprit->whole == 2003000u);
 }
+
+// kprofctl irq --irq N -T: a slow thread of another IRQ is no hit, and does
+// not stop the collection; the wanted IRQ's is, by number or by name.
+BOOST_AUTO_TEST_CASE(only_the_irqs_asked_for_hit)
+{
+	Analyzer an(1000000);
+	busy_loop_timeline(an);
+	an.only_irqs({"25"});
+	BOOST_TEST(!an.sample(thread_sample(2011000, 2001000), "kprof_pktproc"));
+	BOOST_TEST(an.hits() == 0u);
+	an.only_irqs({"7", "kprof_pktproc"});
+	BOOST_TEST(an.sample(thread_sample(2011000, 2001000), "kprof_pktproc"));
+	an.only_irqs({"24"});
+	BOOST_TEST(an.sample(thread_sample(2011000, 2001000), "kprof_pktproc"));
+	BOOST_TEST(an.hits() == 2u);
+}

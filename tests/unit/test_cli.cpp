@@ -117,6 +117,12 @@ BOOST_AUTO_TEST_CASE(irq_options)
 	BOOST_TEST(t.keep_going);
 	BOOST_TEST(*t.trace_file == "/tmp/hits.txt");
 
+	// rtla's units for bare numbers: -T 200 is 200 us, -d 3 is 3 s.
+	const auto bare = std::get<kprof::IrqOptions>(Cli().parse({"irq", "-T", "200", "-d", "3"}));
+	BOOST_TEST_REQUIRE(bare.threshold.has_value());
+	BOOST_TEST(bare.threshold->count() == 200000);
+	BOOST_TEST(bare.duration.count() == 3000000000LL);
+
 	Cli cli2;
 	const auto cmd2 = cli2.parse({"irq"});
 	const auto &d = std::get<kprof::IrqOptions>(cmd2);

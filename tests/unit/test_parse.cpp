@@ -19,6 +19,15 @@ BOOST_AUTO_TEST_CASE(durations)
 		BOOST_CHECK_THROW(kprof::parse_duration(bad), std::invalid_argument);
 }
 
+// A bare number counts in the unit the option says (rtla: -d in s, -T in us).
+BOOST_AUTO_TEST_CASE(durations_bare_unit)
+{
+	BOOST_TEST(kprof::parse_duration("200", microseconds(1)).count() == 200000LL);
+	BOOST_TEST(kprof::parse_duration("200ms", microseconds(1)).count() == 200000000LL);
+	BOOST_TEST(kprof::parse_duration("3", seconds(1)).count() == 3000000000LL);
+	BOOST_CHECK_THROW(kprof::parse_duration("0", microseconds(1)), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(cpu_lists)
 {
 	BOOST_TEST((kprof::parse_cpu_list("0") == std::vector<int>{0}));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "analysis.hpp"
 
+#include "aggregate.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -41,7 +43,8 @@ void Analyzer::context(const CtxEvent &e)
 
 bool Analyzer::sample(const Sample &s, const std::string &name)
 {
-	if (s.kind != EventKind::GirqThread || s.value_ns <= threshold_ || s.ts < armed_ + s.value_ns)
+	if (s.kind != EventKind::GirqThread || s.value_ns <= threshold_ || s.ts < armed_ + s.value_ns ||
+	    !irq_wanted(irqs_, s.irq, name))
 		return false;
 	hits_++;
 	pending_.push_back({s.irq, name, s.hard_cpu, s.cpu, s.ts > s.value_ns ? s.ts - s.value_ns : 0, s.ts, s.value_ns});

@@ -64,6 +64,8 @@ public:
 	// Hits count from here (a time in the context's clock): kprofctl's own
 	// setup (enabling events patches kernel text) is not the system's.
 	void arm(uint64_t from) { armed_ = from; }
+	// Only samples of these IRQs (numbers or action names, as --irq) hit.
+	void only_irqs(std::vector<std::string> irqs) { irqs_ = std::move(irqs); }
 	// True if @s (a kprof_girq_thread sample of action @name) is a hit.
 	bool sample(const Sample &s, const std::string &name);
 	// The analyses of the hits every involved CPU's context has passed
@@ -82,6 +84,7 @@ private:
 	void find_culprit(Analysis &a) const;
 
 	uint64_t threshold_, horizon_;
+	std::vector<std::string> irqs_;
 	uint64_t armed_ = 0;
 	uint64_t hits_ = 0;
 	std::map<int, std::deque<CtxEvent>> cpus_;

@@ -122,8 +122,9 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 		->type_name("N|NAME");
 	add_collect_options(irq_cmd_, irq_, irq_raw_);
 	auto *thr = irq_cmd_->add_option("-T,--threshold", threshold_,
-					 "analyse every entry_to_running above this (e.g. 200us, 1ms): what ran "
-					 "between the hard IRQ and the thread; exit status 2 if any")
+					 "analyse every entry_to_running above this (e.g. 200us, 1ms; a bare number "
+					 "is in us, as rtla's -T): what ran between the hard IRQ and the thread; "
+					 "exit status 2 if any")
 		->type_name("DURATION");
 	irq_cmd_->add_option("--on-threshold", on_threshold_, "stop (default) or continue after the first hit")
 		->check(CLI::IsMember({"stop", "continue"}))
@@ -248,7 +249,9 @@ void Cli::add_report_options(CLI::App *cmd, CollectOptions &o, RawCollect &)
 
 void Cli::add_collect_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw)
 {
-	cmd->add_option("-d,--duration", raw.duration, "how long to collect: 10s, 500ms, 2m (default: until Ctrl-C)")
+	cmd->add_option("-d,--duration", raw.duration,
+			"how long to collect: 10s, 500ms, 2m; a bare number is in seconds, as rtla's -d "
+			"(default: until Ctrl-C)")
 		->type_name("DURATION");
 	add_report_options(cmd, o, raw);
 	cmd->add_option("-c,--cpus", raw.cpus, "only events recorded on these CPUs, e.g. 0-1,3")->type_name("CPUS");
@@ -304,7 +307,7 @@ Command Cli::parse(const std::vector<std::string> &args)
 		finish_collect(irq_, irq_raw_);
 		try {
 			if (!threshold_.empty())
-				irq_.threshold = parse_duration(threshold_);
+				irq_.threshold = parse_duration(threshold_, std::chrono::microseconds(1));
 		} catch (const std::invalid_argument &e) {
 			throw CLI::ValidationError(e.what());
 		}

@@ -9,6 +9,28 @@
 
 namespace kprof {
 
+namespace {
+
+void print_counters(const std::string &title, const std::map<std::string, uint64_t> &c)
+{
+	std::cout << title << '\n';
+	for (const auto &[k, v] : c)
+		std::cout << "  " << k << ": " << v << '\n';
+}
+
+int reset(const CountersOptions &opts, const std::string &dbg,
+	  const std::map<std::string, std::map<std::string, uint64_t>> &all)
+{
+	if (opts.reset) {
+		for (const auto &[dev, c] : all)
+			sys::write_file(dbg + "/" + dev + "/reset", "1");
+		std::cerr << "kprofctl: counters and histograms reset\n";
+	}
+	return 0;
+}
+
+}  // namespace
+
 int run_counters(const CountersOptions &opts)
 {
 	sys::require_root();
@@ -22,23 +44,23 @@ int run_counters(const CountersOptions &opts)
 			throw UsageError("no kprof device '" + *opts.device + "'; 'kprofctl status' lists them");
 		all = {{*opts.device, all[*opts.device]}};
 	}
+	// Hook calls kprof.ko ignored (NULL device, NMI, bad span id): under
+	// the name of the debugfs file, which no device can take.
+	const auto misuse = sys::read_misuse(*dbg);
 	if (opts.json) {
-		std::cout << nlohmann::json(all).dump(2) << '\n';
-	} else if (all.empty()) {
+		nlohmann::json j(all);
+		if (misuse && !opts.device)
+			j[sys::kMisuseFile] = *misuse;
+		std::cout << j.dump(2) << '\n';
+		return reset(opts, *dbg, all);
+	}
+	if (all.empty())
 		std::cout << "no kprof devices registered\n";
-	} else {
-		for (const auto &[dev, c] : all) {
-			std::cout << dev << ":\n";
-			for (const auto &[k, v] : c)
-				std::cout << "  " << k << ": " << v << '\n';
-		}
-	}
-	if (opts.reset) {
-		for (const auto &[dev, c] : all)
-			sys::write_file(*dbg + "/" + dev + "/reset", "1");
-		std::cerr << "kprofctl: counters and histograms reset\n";
-	}
-	return 0;
+	for (const auto &[dev, c] : all)
+		print_counters(dev + ":", c);
+	if (misuse && !opts.device)
+		print_counters(std::string(sys::kMisuseFile) + " (hook calls kprof.ko ignored):", *misuse);
+	return reset(opts, *dbg, all);
 }
 
 }  // namespace kprof

@@ -23,7 +23,11 @@ constexpr size_t kMaxAnalyses = 20;
 // and ends the collection at the first hit unless told to go on.
 class ThresholdWatcher : public Watcher {
 public:
-	ThresholdWatcher(uint64_t threshold_ns, bool keep_going) : analyzer_(threshold_ns), keep_going_(keep_going) {}
+	ThresholdWatcher(uint64_t threshold_ns, const std::vector<std::string> &irqs, bool keep_going)
+		: analyzer_(threshold_ns), keep_going_(keep_going)
+	{
+		analyzer_.only_irqs(irqs);
+	}
 	void attach(tep_handle *tep) { ctx_ = std::make_unique<ContextDecoder>(tep); }
 
 	void sample(const Sample &s, const std::string &name) override
@@ -156,7 +160,8 @@ int run_irq(const IrqOptions &opts)
 
 	std::unique_ptr<ThresholdWatcher> watcher;
 	if (opts.threshold)
-		watcher = std::make_unique<ThresholdWatcher>(uint64_t(opts.threshold->count()), opts.keep_going);
+		watcher = std::make_unique<ThresholdWatcher>(uint64_t(opts.threshold->count()), opts.irqs,
+							     opts.keep_going);
 	Collected c;
 	{
 		Session session(plan, opts, watcher.get());

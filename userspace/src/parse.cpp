@@ -19,7 +19,7 @@ bool parse_u64(std::string_view s, uint64_t &out)
 
 }  // namespace
 
-std::chrono::nanoseconds parse_duration(const std::string &s)
+std::chrono::nanoseconds parse_duration(const std::string &s, std::chrono::nanoseconds bare)
 {
 	using namespace std::chrono;
 	static const std::pair<const char *, uint64_t> units[] = {
@@ -27,7 +27,7 @@ std::chrono::nanoseconds parse_duration(const std::string &s)
 		{"h", 3600000000000ULL},
 	};
 	std::string_view num = s;
-	uint64_t mult = 1000000000ULL;
+	uint64_t mult = uint64_t(bare.count());
 	for (const auto &[suffix, m] : units) {
 		std::string_view suf = suffix;
 		if (num.size() > suf.size() && num.substr(num.size() - suf.size()) == suf &&

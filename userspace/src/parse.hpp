@@ -10,8 +10,10 @@
 
 namespace kprof {
 
-// "3s", "500ms", "200us", "2m", "1h", or a bare number of seconds. Must be > 0.
-std::chrono::nanoseconds parse_duration(const std::string &s);
+// "3s", "500ms", "200us", "2m", "1h", or a bare number of @bare units
+// (seconds unless said: rtla's -d; its -T counts bare numbers in us). Must be > 0.
+std::chrono::nanoseconds parse_duration(const std::string &s,
+					std::chrono::nanoseconds bare = std::chrono::seconds(1));
 
 // "0-3,6,8-9": sorted, unique CPU numbers, each < ncpus (if ncpus > 0).
 std::vector<int> parse_cpu_list(const std::string &s, int ncpus = 0);

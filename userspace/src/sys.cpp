@@ -165,6 +165,13 @@ std::map<std::string, std::map<std::string, uint64_t>> read_girq_counters(const 
 	return {{kGirqScope, parse_counters(*text)}};
 }
 
+std::optional<std::map<std::string, uint64_t>> read_misuse(const std::string &debugfs)
+{
+	if (const auto text = read_file(debugfs + "/" + kMisuseFile))
+		return parse_counters(*text);
+	return std::nullopt;
+}
+
 std::map<std::string, std::vector<std::string>> read_span_names(const std::string &debugfs)
 {
 	std::map<std::string, std::vector<std::string>> out;

@@ -41,6 +41,11 @@ std::map<std::string, std::map<std::string, uint64_t>> read_girq_emitted(const s
 // kGirqScope.
 std::map<std::string, std::map<std::string, uint64_t>> read_girq_counters(const std::string &debugfs);
 
+// The hook calls kprof.ko ignored (kprof/misuse: null_dev, nmi, bad_span),
+// or nullopt from a kprof.ko without that file.
+inline constexpr const char *kMisuseFile = "misuse";
+std::optional<std::map<std::string, uint64_t>> read_misuse(const std::string &debugfs);
+
 // Span names per device (kprof/<dev>/spans).
 std::map<std::string, std::vector<std::string>> read_span_names(const std::string &debugfs);
 
