@@ -49,25 +49,4 @@ static inline void kprof_hrtimer_setup(struct hrtimer *timer,
 #define kprof_irq_move_in_process_context(irq)	do { } while (0)
 #endif
 
-/* 5.18 added prev_state to sched_switch's prototype. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
-#define KPROF_SCHED_SWITCH_PROTO \
-	void *data, bool preempt, struct task_struct *prev, \
-	struct task_struct *next, unsigned int prev_state
-#else
-#define KPROF_SCHED_SWITCH_PROTO \
-	void *data, bool preempt, struct task_struct *prev, \
-	struct task_struct *next
-#endif
-
-/* Whether @p is current on a CPU (UP kernels have no on_cpu). */
-static inline bool kprof_task_on_cpu(const struct task_struct *p)
-{
-#ifdef CONFIG_SMP
-	return READ_ONCE(p->on_cpu);
-#else
-	return p == current;
-#endif
-}
-
 #endif /* _KPROF_COMPAT_H */

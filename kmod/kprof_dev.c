@@ -99,7 +99,7 @@ static bool hook_ok(struct kprof_dev *dev)
 		this_cpu_inc(kprof_misuse.nmi);
 		return false;
 	}
-	if (unlikely(IS_ERR_OR_NULL(dev))) {
+	if (IS_ERR_OR_NULL(dev)) {
 		this_cpu_inc(kprof_misuse.null_dev);
 		return false;
 	}

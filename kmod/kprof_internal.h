@@ -142,24 +142,22 @@ struct kprof_dev {
 };
 
 /*
- * kprof's own top-level debugfs files, the one list of them: each is
- * created by its name from here (KPROF_FILE()), and no device may take any
- * of these names (kprof_name_reserved()).
+ * kprof's own top-level debugfs files: each is created by its name from
+ * kprof_top_files[] (KPROF_FILE()), and no device may take any of these
+ * names (kprof_name_reserved()).
  */
-#define KPROF_TOP_FILES(X)			\
-	X(VERSION, "version")			\
-	X(ENABLE, "enable")			\
-	X(BENCH, "bench")			\
-	X(AGGREGATE, "aggregate")		\
-	X(MISUSE, "misuse")			\
-	X(GIRQ_COUNTERS, "girq_counters")	\
-	X(GIRQ_EMITTED, "girq_emitted")		\
-	X(GIRQ_AGGREGATE, "girq_aggregate")	\
-	X(GIRQ_HIST, "girq_hist")
-
-#define KPROF_TOP_FILE_ID(id, name)	KPROF_TF_##id,
-enum kprof_top_file { KPROF_TOP_FILES(KPROF_TOP_FILE_ID) KPROF_NR_TOP_FILES };
-#undef KPROF_TOP_FILE_ID
+enum kprof_top_file {
+	KPROF_TF_VERSION,
+	KPROF_TF_ENABLE,
+	KPROF_TF_BENCH,
+	KPROF_TF_AGGREGATE,
+	KPROF_TF_MISUSE,
+	KPROF_TF_GIRQ_COUNTERS,
+	KPROF_TF_GIRQ_EMITTED,
+	KPROF_TF_GIRQ_AGGREGATE,
+	KPROF_TF_GIRQ_HIST,
+	KPROF_NR_TOP_FILES
+};
 
 extern const char * const kprof_top_files[KPROF_NR_TOP_FILES];
 #define KPROF_FILE(id)	(kprof_top_files[KPROF_TF_##id])

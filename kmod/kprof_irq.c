@@ -4,32 +4,43 @@
  * for any driver, from the kernel's own tracepoints.
  *
  * A wake request is a hard handler returning IRQ_WAKE_THREAD for an action
- * with a thread. The kernel then calls __irq_wake_thread(), which wakes the
- * thread only if it was asleep; so the request's outcome shows on the same
- * CPU right after irq_handler_exit, before any other probe of ours runs
- * there:
- *  - sched_waking of the thread: the IRQ woke it. The thread gets a slot,
- *    keyed by its pid and start time (never a pointer), until it is switched
- *    in (kprof_girq_thread) or found still on its CPU at sched_wakeup (it had
- *    not finished going to sleep, runs on, and serves the IRQ without a
- *    switch: on_cpu_requests);
- *  - no waking: the thread was woken already (coalesced into its slot) or
- *    running (running_requests); either way the IRQ is served by a run that
- *    is not measured from it.
- * A request is counted in wake_requests when its outcome is seen; one
- * whose outcome the probes' detach cut off is not counted at all.
- * So: wake_requests = woken + coalesced + running_requests, and every woken
- * or coalesced request ends in a kprof_girq_thread event (its run_requests:
- * 1 + coalesced), in on_cpu_requests, or in dropped_requests (no free slot,
- * or still pending when the probes were detached).
+ * with a thread. The IRQ core then sets the action's IRQTF_RUNTHREAD and
+ * wakes the thread (__irq_wake_thread()); the thread serves the request
+ * with the next run of its handler, which starts when it has taken that
+ * bit. The run probes (kprobes on irq_thread_fn() and
+ * irq_forced_thread_fn(), and kretprobes on their returns) see each run
+ * start and end; so entry_to_running (kprof_girq_thread) ends when the run
+ * that serves the request starts, whatever the thread did meanwhile. A
+ * threaded handler that sleeps in its thread (a bus transfer's
+ * wait_for_completion(), msleep(), a mutex) is woken out of that sleep by
+ * each IRQ that comes meanwhile; that wake serves nothing, and the run it
+ * interrupts does not serve the request either: the request is busy, and
+ * its entry_to_running holds the rest of that run.
+ *
+ * Each request is one of (girq_request()): coalesced (a request of the
+ * thread is pending: served by the same run), busy (the thread is in a
+ * run), woken (sched_waking of the thread follows on this CPU: it was in its
+ * wait; kprof_girq_wake) or running (no waking: between a run's end and its
+ * wait, it runs again without sleeping). Without the run probes (no
+ * kprobes) a request is only counted, unmeasured. A request is counted in
+ * wake_requests when it is made, and in its kind when that is known; one
+ * whose kind the probes' detach cut off (a woken one whose waking had not
+ * come) counts in wake_requests only. Every request of a kind is served by
+ * a run (kprof_girq_thread; run_requests = 1 + coalesced each) or dropped
+ * (no free slot, or pending when the probes were detached):
+ *   woken + coalesced + busy + running = run_requests + dropped,
+ * with the requests in flight when counted. Runs that served no request
+ * the tracker saw (its first, or a request made before it attached) are
+ * idle_runs.
  *
  * Locking: every probe runs with interrupts off on its own CPU (hard IRQ,
  * or the scheduler's raw locks), so the per-CPU state is its CPU's alone;
  * its lock only orders it against readers (debugfs), and makes an event
  * counted in seq be in the ring buffer before the count can be read. The
- * pending threads sit in a small hash of buckets, one raw lock each; the
- * scheduler probes look at a bucket's fill count first, locklessly, and
- * take its lock only when it holds some thread.
+ * threads with requests pending or in a run sit in a small hash of buckets,
+ * one raw lock each, which orders requests against the run probes.
+ * sched_waking, on the scheduler's hot path, costs a load and a branch
+ * unless a request of its CPU waits for its outcome.
  *
  * In-kernel aggregation (kprof/girq_aggregate, kprof/girq_hist): every
  * sample the events carry also goes, while on, into a histogram of its
@@ -44,6 +55,7 @@
 #include <linux/debugfs.h>
 #include <linux/hash.h>
 #include <linux/interrupt.h>
+#include <linux/kprobes.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -83,31 +95,32 @@ static const char * const girq_event_names[GIRQ_NR_EVENTS] = {
 enum girq_counter {
 	GC_HANDLERS,		/* handler runs timed (entry seen) */
 	GC_UNMATCHED,		/* exits without their entry: not timed */
-	GC_WAKE_REQUESTS,	/* IRQ_WAKE_THREAD for an action with a thread,
-				 * counted when its outcome is seen */
-	GC_WOKEN,		/* ... that woke the sleeping thread */
-	GC_COALESCED,		/* ... found it woken, not yet switched in */
-	GC_RUNNING,		/* ... found it running: no wake */
-	GC_RUNS,		/* switch-ins of woken threads (thread events) */
+	GC_WAKE_REQUESTS,	/* IRQ_WAKE_THREAD for an action with a thread */
+	GC_WOKEN,		/* ... that woke the thread from its wait */
+	GC_COALESCED,		/* ... found a request of the thread's pending */
+	GC_BUSY,		/* ... found the thread in a run of its handler */
+	GC_RUNNING,		/* ... found it between a run and its wait */
+	GC_UNMEASURED,		/* ... without the run probes: not followed */
+	GC_RUNS,		/* thread runs that served requests (thread events) */
 	GC_RUN_REQUESTS,	/* requests those runs served (1 + coalesced) */
-	GC_ON_CPU,		/* requests served by a thread woken on its CPU */
+	GC_IDLE_RUNS,		/* thread runs that served no request seen */
 	GC_DROPPED,		/* requests lost: no free slot, or detached */
 	GC_NR,
 };
 
 static const char * const girq_counter_names[GC_NR] = {
 	"handlers", "unmatched_exits", "wake_requests", "woken", "coalesced",
-	"running_requests", "runs", "run_requests", "on_cpu_requests",
-	"dropped_requests",
+	"busy_requests", "running_requests", "unmeasured_requests", "runs",
+	"run_requests", "idle_runs", "dropped_requests",
 };
 
-/* A wake request, as long as its outcome is unknown or its thread waits. */
+/* A wake request: an IRQ_WAKE_THREAD for an action with a thread. */
 struct girq_req {
 	pid_t pid;		/* the action's thread: pid and start time */
 	u64 tstart;
 	int irq;
 	int hard_cpu;
-	u64 entry;		/* irq_handler_entry, ns */
+	u64 entry;		/* irq_handler_entry, ns; 0 if not seen */
 	char name[GIRQ_NAME_LEN];
 };
 
@@ -146,15 +159,21 @@ struct girq_cpu {
 	struct girq_req req;
 };
 
+/*
+ * An IRQ thread with requests pending or in a run of its handler: a slot
+ * from its first request or run start until it is neither.
+ */
 struct girq_slot {
-	struct girq_req req;	/* the request that woke the thread */
-	u32 coalesced;
+	struct girq_req req;	/* identity; while pending, the first request */
+	u32 pending;		/* requests its next run serves: 1 + coalesced */
+	bool busy;		/* the first of them found it in a run */
+	bool in_run;		/* between its run probes */
 	bool used;
 };
 
 struct girq_bucket {
 	raw_spinlock_t lock;
-	unsigned int used;	/* slots in use; a lockless hint outside the lock */
+	unsigned int used;	/* slots in use */
 	struct girq_slot slot[GIRQ_WAYS];
 };
 
@@ -201,30 +220,21 @@ static struct girq_slot *girq_find(struct girq_bucket *b, pid_t pid, u64 tstart)
 static void girq_release(struct girq_bucket *b, struct girq_slot *s)
 {
 	s->used = false;
-	WRITE_ONCE(b->used, b->used - 1);
+	b->used--;
 }
 
 /*
- * The request this CPU made last did not wake its thread: it joins the
- * thread's pending run, or the thread was running. Every probe calls this
- * first, except sched_waking when it is that thread's waking.
+ * The request this CPU made last, to a thread neither busy nor with a
+ * request pending, did not wake it: the thread was between a run and its
+ * wait, and runs again without sleeping. Every probe calls this first,
+ * except sched_waking when it is that thread's waking.
  */
 static void girq_settle(struct girq_cpu *gc)
 {
-	struct girq_bucket *b;
-	struct girq_slot *s;
-
 	if (likely(!gc->expect))
 		return;
 	gc->expect = false;
-	b = girq_bucket_of(gc->req.pid);
-	raw_spin_lock(&b->lock);
-	s = girq_find(b, gc->req.pid, gc->req.tstart);
-	if (s)
-		s->coalesced++;
-	raw_spin_unlock(&b->lock);
-	girq_count(GC_WAKE_REQUESTS, 1);
-	girq_count(s ? GC_COALESCED : GC_RUNNING, 1);
+	girq_count(GC_RUNNING, 1);
 }
 
 /* Aggregate a sample of @ev for (@irq, @name); gc->lock held. */
@@ -297,11 +307,91 @@ static void girq_handler_event(struct girq_cpu *gc, int irq, const char *name,
 	raw_spin_unlock(&gc->lock);
 }
 
+/* A free slot of @b for the thread of @r, or NULL; @b locked. */
+static struct girq_slot *girq_alloc(struct girq_bucket *b, const struct girq_req *r)
+{
+	struct girq_slot *s;
+	int i;
+
+	for (i = 0; i < GIRQ_WAYS; i++) {
+		s = &b->slot[i];
+		if (s->used)
+			continue;
+		s->req = *r;
+		s->pending = 0;
+		s->busy = false;
+		s->in_run = false;
+		s->used = true;
+		b->used++;
+		return s;
+	}
+	return NULL;
+}
+
+/* Free @s if its thread has nothing pending and is not in a run; @b locked. */
+static void girq_put(struct girq_bucket *b, struct girq_slot *s)
+{
+	if (!s->pending && !s->in_run)
+		girq_release(b, s);
+}
+
+static bool girq_run_probes;	/* the run probes are registered */
+
+/*
+ * A wake request: the IRQ core wakes the thread (__irq_wake_thread()) right
+ * after this, unless its IRQTF_RUNTHREAD is already set. Either way the
+ * next run of the thread's handler serves it, and that run's start (the
+ * run probes) ends its entry_to_running. What it found, under the
+ * thread's bucket lock, which orders it against the run probes:
+ *  - a request pending: coalesced into it, served by the same run;
+ *  - the thread in a run (a threaded handler that sleeps, or still
+ *    running): busy; this run does not serve it, the next one does;
+ *  - neither: the thread was in its wait, or between a run's end and the
+ *    wait. Which one the next probe on this CPU tells (girq_settle(),
+ *    girq_waking()).
+ */
+static void girq_request(struct girq_cpu *gc, const struct girq_req *r)
+{
+	struct girq_bucket *b = girq_bucket_of(r->pid);
+	enum girq_counter kind = GC_DROPPED;
+	struct girq_slot *s;
+
+	girq_count(GC_WAKE_REQUESTS, 1);
+	if (!READ_ONCE(girq_run_probes)) {
+		girq_count(GC_UNMEASURED, 1);
+		return;
+	}
+	raw_spin_lock(&b->lock);
+	s = girq_find(b, r->pid, r->tstart);
+	if (s && s->pending) {
+		s->pending++;
+		kind = GC_COALESCED;
+	} else {
+		if (!s)
+			s = girq_alloc(b, r);
+		if (s) {
+			s->req = *r;
+			s->pending = 1;
+			s->busy = s->in_run;
+			kind = s->in_run ? GC_BUSY : GC_WOKEN;
+		}
+	}
+	raw_spin_unlock(&b->lock);
+	if (kind == GC_WOKEN) {
+		/* Woken or running: the next probe on this CPU says. */
+		gc->req = *r;
+		gc->expect = true;
+	} else {
+		girq_count(kind, 1);
+	}
+}
+
 static void girq_exit(void *data, int irq, struct irqaction *action, int ret)
 {
 	struct girq_cpu *gc = this_cpu_ptr(&girq_cpus);
 	const char *name = action->name ?: "?";
 	u64 now = ktime_get_ns();
+	struct girq_req r;
 	u64 start;
 
 	girq_settle(gc);
@@ -313,148 +403,200 @@ static void girq_exit(void *data, int irq, struct irqaction *action, int ret)
 	if (ret != IRQ_WAKE_THREAD || !action->thread_fn || !action->thread)
 		return;
 	/* Not timed: the request counts, but nothing is measured from it. */
-	gc->req.pid = action->thread->pid;
-	gc->req.tstart = action->thread->start_time;
-	gc->req.irq = irq;
-	gc->req.hard_cpu = smp_processor_id();
-	gc->req.entry = start;
-	strscpy(gc->req.name, name, sizeof(gc->req.name));
-	gc->expect = true;
+	r.pid = action->thread->pid;
+	r.tstart = action->thread->start_time;
+	r.irq = irq;
+	r.hard_cpu = smp_processor_id();
+	r.entry = start;
+	strscpy(r.name, name, sizeof(r.name));
+	girq_request(gc, &r);
 }
 
-/* Emit @ev for request @r, if it is enabled and @r was timed; gc->lock held. */
+/*
+ * Emit @ev for request @r, if it is enabled and @r was timed; gc->lock
+ * held. @coalesced and @busy describe the run (GIRQ_EV_THREAD).
+ */
 static void girq_trace_delta(struct girq_cpu *gc, enum girq_event ev,
-			     const struct girq_req *r, u32 coalesced, u64 now)
+			     const struct girq_req *r, u32 coalesced, bool busy,
+			     u64 now)
 {
-	if (!r->entry)
+	if (!r->entry || now < r->entry)
 		return;
 	girq_agg_add(gc, ev, r->irq, r->name, now - r->entry);
 	if (ev == GIRQ_EV_WAKE && trace_kprof_girq_wake_enabled())
 		trace_kprof_girq_wake(r->irq, r->name, r->hard_cpu, now - r->entry,
-				      coalesced, ++gc->seq[ev]);
+				      coalesced, busy, ++gc->seq[ev]);
 	else if (ev == GIRQ_EV_THREAD && trace_kprof_girq_thread_enabled())
 		trace_kprof_girq_thread(r->irq, r->name, r->hard_cpu, now - r->entry,
-					coalesced, ++gc->seq[ev]);
-}
-
-static void girq_delta_event(enum girq_event ev, const struct girq_req *r,
-			     u32 coalesced, u64 now)
-{
-	struct girq_cpu *gc = this_cpu_ptr(&girq_cpus);
-
-	raw_spin_lock(&gc->lock);
-	if (ev == GIRQ_EV_THREAD) {
-		gc->cnt[GC_RUNS]++;
-		gc->cnt[GC_RUN_REQUESTS] += 1 + coalesced;
-	}
-	girq_trace_delta(gc, ev, r, coalesced, now);
-	raw_spin_unlock(&gc->lock);
-}
-
-/* The request in @gc woke its thread: give the thread a slot. */
-static void girq_woke(struct girq_cpu *gc, u64 now)
-{
-	struct girq_bucket *b = girq_bucket_of(gc->req.pid);
-	struct girq_slot *s;
-	u64 dropped = 0;
-	int i;
-
-	raw_spin_lock(&b->lock);
-	s = girq_find(b, gc->req.pid, gc->req.tstart);
-	if (s) {
-		/* Woken again without a switch-in seen: the old one is gone. */
-		dropped = 1 + s->coalesced;
-		girq_release(b, s);
-	}
-	for (i = 0; i < GIRQ_WAYS && b->slot[i].used; i++)
-		;
-	if (i < GIRQ_WAYS) {
-		b->slot[i].req = gc->req;
-		b->slot[i].coalesced = 0;
-		b->slot[i].used = true;
-		WRITE_ONCE(b->used, b->used + 1);
-	}
-	raw_spin_unlock(&b->lock);
-	girq_count(GC_WAKE_REQUESTS, 1);
-	girq_count(GC_WOKEN, 1);
-	if (i == GIRQ_WAYS)
-		dropped++;
-	if (dropped)
-		girq_count(GC_DROPPED, dropped);
-	girq_delta_event(GIRQ_EV_WAKE, &gc->req, 0, now);
+					coalesced, busy, ++gc->seq[ev]);
 }
 
 /*
- * sched_waking and sched_wakeup fire with interrupts on when a task wakes
- * itself (try_to_wake_up()'s p == current path). A hard IRQ there would run
- * girq_entry()/girq_exit() on this CPU's request in the middle of these
- * probes, and take a bucket lock they hold: interrupts are off in them.
+ * sched_waking fires with interrupts on when a task wakes itself
+ * (try_to_wake_up()'s p == current path). A hard IRQ there would run
+ * girq_entry()/girq_exit() on this CPU's request in the middle of this
+ * probe: interrupts are off in it. The common case, no request of this
+ * CPU's waiting for its outcome, is a load and a branch.
  */
-static void __girq_waking(struct girq_cpu *gc, struct task_struct *p)
-{
-	if (gc->expect && gc->req.pid == p->pid && gc->req.tstart == p->start_time) {
-		gc->expect = false;
-		girq_woke(gc, ktime_get_ns());
-		return;
-	}
-	girq_settle(gc);
-}
-
 static void girq_waking(void *data, struct task_struct *p)
 {
+	struct girq_cpu *gc;
 	unsigned long flags;
 
+	if (likely(!this_cpu_read(girq_cpus.expect)))
+		return;
 	local_irq_save(flags);
-	__girq_waking(this_cpu_ptr(&girq_cpus), p);
+	gc = this_cpu_ptr(&girq_cpus);
+	if (gc->expect && gc->req.pid == p->pid && gc->req.tstart == p->start_time) {
+		u64 now = ktime_get_ns();
+
+		gc->expect = false;
+		raw_spin_lock(&gc->lock);
+		gc->cnt[GC_WOKEN]++;
+		girq_trace_delta(gc, GIRQ_EV_WAKE, &gc->req, 0, false, now);
+		raw_spin_unlock(&gc->lock);
+	} else {
+		girq_settle(gc);
+	}
 	local_irq_restore(flags);
 }
 
 /*
- * Take @p's slot out of the hash if it has one; true if it did. The
- * lockless look at the bucket's fill count keeps the common case (no IRQ
- * thread pending) to one load.
+ * The run probes: kprobes on the IRQ core's irq_thread_fn() and
+ * irq_forced_thread_fn(), which an IRQ thread calls for each run of its
+ * handler, right after it took the run's request (IRQTF_RUNTHREAD) and
+ * before it calls the driver's thread function; and kretprobes on their
+ * returns. The IRQ thread runs them; every request pending then is served
+ * by this run (kprof_girq_thread), and until the return, requests find the
+ * thread busy. A kretprobe that finds no free instance misses a return
+ * (counted in kprof/girq_counters' run_ends_missed): its thread then looks
+ * busy to the requests until its next run, which only changes how those
+ * are counted, never a latency.
  */
-static bool girq_take(struct task_struct *p, struct girq_slot *out)
-{
-	struct girq_bucket *b;
-	struct girq_slot *s;
+static const char * const girq_run_fns[] = { "irq_thread_fn", "irq_forced_thread_fn" };
+#define GIRQ_RUN_FNS	ARRAY_SIZE(girq_run_fns)
 
-	if (!(p->flags & PF_KTHREAD))
-		return false;
-	b = girq_bucket_of(p->pid);
-	if (!READ_ONCE(b->used))
-		return false;
-	raw_spin_lock(&b->lock);
-	s = girq_find(b, p->pid, p->start_time);
-	if (s) {
-		*out = *s;
-		girq_release(b, s);
-	}
-	raw_spin_unlock(&b->lock);
-	return s;
-}
-
-static void girq_wakeup(void *data, struct task_struct *p)
+static int girq_run_start(struct kprobe *kp, struct pt_regs *regs)
 {
-	struct girq_slot s;
+	struct task_struct *t = current;
+	struct girq_bucket *b = girq_bucket_of(t->pid);
+	struct girq_cpu *gc;
+	struct girq_slot *s, served = {};
+	struct girq_req id = { .pid = t->pid, .tstart = t->start_time };
 	unsigned long flags;
+	u64 now;
 
 	local_irq_save(flags);
-	girq_settle(this_cpu_ptr(&girq_cpus));
-	/* Still on its CPU: it runs on and serves the IRQ, no switch-in. */
-	if (kprof_task_on_cpu(p) && girq_take(p, &s))
-		girq_count(GC_ON_CPU, 1 + s.coalesced);
+	gc = this_cpu_ptr(&girq_cpus);
+	girq_settle(gc);
+	now = ktime_get_ns();
+	raw_spin_lock(&b->lock);
+	s = girq_find(b, id.pid, id.tstart);
+	if (!s)
+		s = girq_alloc(b, &id);
+	if (s) {
+		if (s->pending) {
+			served = *s;
+			s->pending = 0;
+		}
+		s->in_run = true;
+	}
+	raw_spin_unlock(&b->lock);
+	raw_spin_lock(&gc->lock);
+	if (served.pending) {
+		gc->cnt[GC_RUNS]++;
+		gc->cnt[GC_RUN_REQUESTS] += served.pending;
+		girq_trace_delta(gc, GIRQ_EV_THREAD, &served.req, served.pending - 1,
+				 served.busy, now);
+	} else {
+		gc->cnt[GC_IDLE_RUNS]++;
+	}
+	raw_spin_unlock(&gc->lock);
 	local_irq_restore(flags);
+	return 0;
 }
 
-static void girq_switch(KPROF_SCHED_SWITCH_PROTO)
+static int girq_run_end(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct girq_cpu *gc = this_cpu_ptr(&girq_cpus);
-	struct girq_slot s;
+	struct task_struct *t = current;
+	struct girq_bucket *b = girq_bucket_of(t->pid);
+	struct girq_slot *s;
+	unsigned long flags;
 
-	girq_settle(gc);
-	if (girq_take(next, &s))
-		girq_delta_event(GIRQ_EV_THREAD, &s.req, s.coalesced, ktime_get_ns());
+	raw_spin_lock_irqsave(&b->lock, flags);
+	s = girq_find(b, t->pid, t->start_time);
+	if (s) {
+		s->in_run = false;
+		girq_put(b, s);
+	}
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+	return 0;
+}
+
+static struct kprobe girq_run_kp[GIRQ_RUN_FNS];
+static struct kretprobe girq_run_krp[GIRQ_RUN_FNS];
+
+/* Threads in a run at once whose ends the kretprobes can see. */
+#define GIRQ_RUN_MAXACTIVE	256
+
+static void girq_run_probes_off(void)
+{
+	int i;
+
+	if (!girq_run_probes)
+		return;
+	for (i = GIRQ_RUN_FNS - 1; i >= 0; i--) {
+		unregister_kretprobe(&girq_run_krp[i]);
+		unregister_kprobe(&girq_run_kp[i]);
+	}
+	WRITE_ONCE(girq_run_probes, false);
+}
+
+/* Register the run probes; without kprobes the thread runs go unmeasured. */
+static void girq_run_probes_on(void)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < GIRQ_RUN_FNS; i++) {
+		girq_run_kp[i] = (struct kprobe) {
+			.symbol_name = girq_run_fns[i],
+			.pre_handler = girq_run_start,
+		};
+		girq_run_krp[i] = (struct kretprobe) {
+			.kp.symbol_name = girq_run_fns[i],
+			.handler = girq_run_end,
+			.maxactive = GIRQ_RUN_MAXACTIVE,
+		};
+		ret = register_kprobe(&girq_run_kp[i]);
+		if (ret)
+			break;
+		ret = register_kretprobe(&girq_run_krp[i]);
+		if (ret) {
+			unregister_kprobe(&girq_run_kp[i]);
+			break;
+		}
+	}
+	if (!ret) {
+		WRITE_ONCE(girq_run_probes, true);
+		return;
+	}
+	pr_warn("no run probe on %s (%d): IRQ threads' runs are not measured\n",
+		girq_run_fns[i], ret);
+	while (--i >= 0) {
+		unregister_kretprobe(&girq_run_krp[i]);
+		unregister_kprobe(&girq_run_kp[i]);
+	}
+}
+
+/* Returns the kretprobes missed since the run probes were registered. */
+static unsigned long girq_run_ends_missed(void)
+{
+	unsigned long n = 0;
+	int i;
+
+	for (i = 0; girq_run_probes && i < GIRQ_RUN_FNS; i++)
+		n += girq_run_krp[i].nmissed;
+	return n;
 }
 
 /* Attaching and detaching, from a work item. */
@@ -466,8 +608,6 @@ struct girq_tp {
 };
 
 static struct girq_tp girq_tps[] = {
-	{ "sched_switch", girq_switch },
-	{ "sched_wakeup", girq_wakeup },
 	{ "sched_waking", girq_waking },
 	{ "irq_handler_exit", girq_exit },
 	{ "irq_handler_entry", girq_entry },
@@ -514,7 +654,7 @@ static void girq_reset(void)
 			struct girq_slot *s = &girq_hash[i].slot[w];
 
 			if (s->used)
-				dropped += 1 + s->coalesced;
+				dropped += s->pending;
 			s->used = false;
 		}
 		girq_hash[i].used = 0;
@@ -535,6 +675,7 @@ static void girq_detach_locked(void)
 		WARN_ON_ONCE(tracepoint_probe_unregister(girq_tps[i].tp,
 							 girq_tps[i].probe, NULL));
 	tracepoint_synchronize_unregister();
+	girq_run_probes_off();
 	girq_attached = false;
 	preempt_disable();
 	girq_reset();
@@ -549,8 +690,6 @@ static void girq_detach_locked(void)
  */
 static void girq_check_prototypes(void)
 {
-	check_trace_callback_type_sched_switch(girq_switch);
-	check_trace_callback_type_sched_wakeup(girq_wakeup);
 	check_trace_callback_type_sched_waking(girq_waking);
 	check_trace_callback_type_irq_handler_exit(girq_exit);
 	check_trace_callback_type_irq_handler_entry(girq_entry);
@@ -569,6 +708,8 @@ static int girq_attach_locked(void)
 				girq_tps[i].name);
 			return -ENOENT;
 		}
+	/* First: a request counts as measured only once runs are seen. */
+	girq_run_probes_on();
 	for (i = 0; i < ARRAY_SIZE(girq_tps); i++) {
 		ret = tracepoint_probe_register(girq_tps[i].tp, girq_tps[i].probe, NULL);
 		if (ret)
@@ -582,6 +723,7 @@ unwind:
 	while (--i >= 0)
 		tracepoint_probe_unregister(girq_tps[i].tp, girq_tps[i].probe, NULL);
 	tracepoint_synchronize_unregister();
+	girq_run_probes_off();
 	preempt_disable();
 	girq_reset();
 	preempt_enable();
@@ -779,6 +921,8 @@ static int girq_counters_show(struct seq_file *m, void *v)
 	}
 	mutex_lock(&girq_mutex);
 	seq_printf(m, "attached: %d\n", girq_attached);
+	seq_printf(m, "run_probes: %d\n", girq_run_probes);
+	seq_printf(m, "run_ends_missed: %lu\n", girq_run_ends_missed());
 	mutex_unlock(&girq_mutex);
 	for (i = 0; i < GC_NR; i++)
 		seq_printf(m, "%s: %llu\n", girq_counter_names[i], sum[i]);

@@ -68,11 +68,17 @@ void kprof_key_put(void)
 	mutex_unlock(&key_mutex);
 }
 
-#define KPROF_TOP_FILE_NAME(id, name)	[KPROF_TF_##id] = name,
 const char * const kprof_top_files[KPROF_NR_TOP_FILES] = {
-	KPROF_TOP_FILES(KPROF_TOP_FILE_NAME)
+	[KPROF_TF_VERSION] = "version",
+	[KPROF_TF_ENABLE] = "enable",
+	[KPROF_TF_BENCH] = "bench",
+	[KPROF_TF_AGGREGATE] = "aggregate",
+	[KPROF_TF_MISUSE] = "misuse",
+	[KPROF_TF_GIRQ_COUNTERS] = "girq_counters",
+	[KPROF_TF_GIRQ_EMITTED] = "girq_emitted",
+	[KPROF_TF_GIRQ_AGGREGATE] = "girq_aggregate",
+	[KPROF_TF_GIRQ_HIST] = "girq_hist",
 };
-#undef KPROF_TOP_FILE_NAME
 
 /* True if @name is one of kprof's own top-level debugfs files. */
 bool kprof_name_reserved(const char *name)

@@ -1,25 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Test-only module: interrupt patterns of real boards on a software IRQ
- * domain, with its own counts as the oracle (tests/vm/girq_demux.sh).
+ * domain, with its own counts as the oracle (tests/vm/girq_demux.sh,
+ * tests/vm/girq_sleep.sh). pattern= picks one.
  *
- * Demultiplexing: a parent IRQ whose hard handler calls generic_handle_irq()
+ * pattern=demux: a parent IRQ whose hard handler calls generic_handle_irq()
  * for a child IRQ of the same domain, as a GPIO or PMIC interrupt
  * controller's chained handler does, so that the child's hard handler nests
  * inside the parent's on one CPU. A hard hrtimer raises the parent @irqs
  * times, every @period_us. Both are IRQF_NO_THREAD, hard even on
  * PREEMPT_RT, as a chained handler is. The parent spends @parent_us of its
  * own and the child @child_us.
+ *
+ * pattern=sleep: a threaded handler that sleeps in its thread, as an I2C,
+ * SPI or PMIC driver's does on a bus transfer: msleep(), or (sleep=
+ * completion) wait_for_completion() on a completion a hard hrtimer
+ * completes, for @sleep_us, on an edge IRQ that is not masked while the
+ * thread runs (no IRQF_ONESHOT), so that IRQs keep coming while it sleeps.
+ * The primary handler is IRQF_NO_THREAD: hard even on PREEMPT_RT. The
+ * oracle mirrors the IRQ core's IRQTF_RUNTHREAD: a request is due until a
+ * run starts; each run serves the requests due when it starts, and its
+ * delta runs from the first of them to the start of the thread function.
+ * debugfs kprof_test_board/served lists, per run in order, that delta
+ * and whether its first request came while the thread was in a run
+ * (busy); then the totals.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/irq.h>
 #include <linux/irqdomain.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
 
 #include "compat.h"
 
@@ -35,6 +55,15 @@ MODULE_PARM_DESC(parent_us, "the parent's hard handler's own time");
 static unsigned int child_us = 10;
 module_param(child_us, uint, 0444);
 MODULE_PARM_DESC(child_us, "the child's hard handler's time");
+static char *pattern = "demux";
+module_param(pattern, charp, 0444);
+MODULE_PARM_DESC(pattern, "demux or sleep");
+static char *sleep = "msleep";
+module_param(sleep, charp, 0444);
+MODULE_PARM_DESC(sleep, "pattern=sleep: how the thread sleeps, msleep or completion");
+static unsigned int sleep_us = 3000;
+module_param(sleep_us, uint, 0444);
+MODULE_PARM_DESC(sleep_us, "pattern=sleep: how long the thread sleeps per run");
 
 /* The oracle: handler runs, read from /sys/module/kprof_test_board/parameters. */
 static atomic_t parent_runs = ATOMIC_INIT(0);
@@ -43,11 +72,34 @@ module_param_named(parent_runs, parent_runs.counter, int, 0444);
 module_param_named(child_runs, child_runs.counter, int, 0444);
 
 enum { HW_PARENT, HW_CHILD, NR_HW };
+#define HW_SLEEP	HW_PARENT	/* pattern=sleep's one IRQ */
 
 static struct irq_domain *domain;
 static unsigned int virq[NR_HW];
 static struct hrtimer timer;
 static unsigned int raised;
+static bool sleeping;		/* pattern=sleep */
+static bool use_completion;	/* sleep=completion */
+
+/* pattern=sleep's oracle; under its lock. */
+struct served {
+	u64 delta_ns;
+	bool busy;
+};
+
+static struct {
+	raw_spinlock_t lock;
+	bool due;		/* IRQTF_RUNTHREAD's mirror */
+	bool due_busy;		/* the first due request came in a run */
+	bool in_run;
+	u64 first;		/* the first due request's time */
+	unsigned int requests, busy, coalesced, runs, idle_runs;
+	struct served *log;	/* @irqs entries: a run serves at least one */
+} o = { .lock = __RAW_SPIN_LOCK_UNLOCKED(o.lock) };
+
+static struct completion done;
+static struct hrtimer done_timer;
+static struct dentry *dir;
 
 static irqreturn_t child_hard(int irq, void *data)
 {
@@ -63,6 +115,74 @@ static irqreturn_t parent_hard(int irq, void *data)
 	atomic_inc(&parent_runs);
 	return IRQ_HANDLED;
 }
+
+static irqreturn_t sleep_hard(int irq, void *data)
+{
+	u64 now = ktime_get_ns();
+
+	raw_spin_lock(&o.lock);
+	o.requests++;
+	if (o.due) {
+		o.coalesced++;
+	} else {
+		o.due = true;
+		o.due_busy = o.in_run;
+		o.busy += o.in_run;
+		o.first = now;
+	}
+	raw_spin_unlock(&o.lock);
+	return IRQ_WAKE_THREAD;
+}
+
+static enum hrtimer_restart done_fire(struct hrtimer *t)
+{
+	complete(&done);
+	return HRTIMER_NORESTART;
+}
+
+static irqreturn_t sleep_thread(int irq, void *data)
+{
+	u64 now = ktime_get_ns();
+
+	raw_spin_lock_irq(&o.lock);
+	if (o.due) {
+		o.log[o.runs].delta_ns = now - o.first;
+		o.log[o.runs].busy = o.due_busy;
+		o.runs++;
+		o.due = false;
+	} else {
+		o.idle_runs++;
+	}
+	o.in_run = true;
+	raw_spin_unlock_irq(&o.lock);
+	if (use_completion) {
+		reinit_completion(&done);
+		hrtimer_start(&done_timer, ns_to_ktime((u64)sleep_us * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_HARD);
+		wait_for_completion(&done);
+	} else {
+		msleep(DIV_ROUND_UP(sleep_us, 1000));
+	}
+	raw_spin_lock_irq(&o.lock);
+	o.in_run = false;
+	raw_spin_unlock_irq(&o.lock);
+	return IRQ_HANDLED;
+}
+
+static int served_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	raw_spin_lock_irq(&o.lock);
+	for (i = 0; i < o.runs; i++)
+		seq_printf(m, "run %llu %d\n", o.log[i].delta_ns, o.log[i].busy);
+	seq_printf(m, "requests %u\nbusy %u\ncoalesced %u\nruns %u\nidle_runs %u\nquiet %d\n",
+		   o.requests, o.busy, o.coalesced, o.runs, o.idle_runs,
+		   raised >= irqs && !o.due && !o.in_run);
+	raw_spin_unlock_irq(&o.lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(served);
 
 static enum hrtimer_restart board_timer(struct hrtimer *t)
 {
@@ -84,10 +204,59 @@ static const struct irq_domain_ops board_domain_ops = {
 	.xlate = irq_domain_xlate_onecell,
 };
 
+static int request_demux(void)
+{
+	int ret;
+
+	ret = request_irq(virq[HW_CHILD], child_hard, IRQF_NO_THREAD, "kprof_board_child", NULL);
+	if (ret)
+		return ret;
+	ret = request_irq(virq[HW_PARENT], parent_hard, IRQF_NO_THREAD, "kprof_board_parent", NULL);
+	if (ret)
+		free_irq(virq[HW_CHILD], NULL);
+	else
+		pr_info("parent IRQ %u, child IRQ %u\n", virq[HW_PARENT], virq[HW_CHILD]);
+	return ret;
+}
+
+static int request_sleep(void)
+{
+	int ret;
+
+	o.log = kcalloc(irqs, sizeof(*o.log), GFP_KERNEL);
+	if (!o.log)
+		return -ENOMEM;
+	init_completion(&done);
+	kprof_hrtimer_setup(&done_timer, done_fire, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	ret = request_threaded_irq(virq[HW_SLEEP], sleep_hard, sleep_thread, IRQF_NO_THREAD,
+				   "kprof_board_sleep", NULL);
+	if (ret) {
+		kfree(o.log);
+		return ret;
+	}
+	dir = debugfs_create_dir("kprof_test_board", NULL);
+	debugfs_create_file("served", 0400, dir, NULL, &served_fops);
+	pr_info("sleep IRQ %u (%s, %u us)\n", virq[HW_SLEEP], sleep, sleep_us);
+	return 0;
+}
+
+static void free_sleep(void)
+{
+	debugfs_remove_recursive(dir);
+	free_irq(virq[HW_SLEEP], NULL);
+	hrtimer_cancel(&done_timer);
+	kfree(o.log);
+}
+
 static int __init kprof_test_board_init(void)
 {
 	int ret = -ENOMEM, i;
 
+	sleeping = !strcmp(pattern, "sleep");
+	use_completion = !strcmp(sleep, "completion");
+	if ((!sleeping && strcmp(pattern, "demux")) ||
+	    (!use_completion && strcmp(sleep, "msleep")) || !irqs || !period_us)
+		return -EINVAL;
 	domain = irq_domain_create_linear(NULL, NR_HW, &board_domain_ops, NULL);
 	if (!domain)
 		return -ENOMEM;
@@ -96,19 +265,13 @@ static int __init kprof_test_board_init(void)
 		if (!virq[i])
 			goto err_map;
 	}
-	ret = request_irq(virq[HW_CHILD], child_hard, IRQF_NO_THREAD, "kprof_board_child", NULL);
+	ret = sleeping ? request_sleep() : request_demux();
 	if (ret)
 		goto err_map;
-	ret = request_irq(virq[HW_PARENT], parent_hard, IRQF_NO_THREAD, "kprof_board_parent", NULL);
-	if (ret)
-		goto err_child;
-	pr_info("parent IRQ %u, child IRQ %u\n", virq[HW_PARENT], virq[HW_CHILD]);
 	kprof_hrtimer_setup(&timer, board_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	hrtimer_start(&timer, ns_to_ktime((u64)period_us * NSEC_PER_USEC), HRTIMER_MODE_REL_HARD);
 	return 0;
 
-err_child:
-	free_irq(virq[HW_CHILD], NULL);
 err_map:
 	while (--i >= 0)
 		irq_dispose_mapping(virq[i]);
@@ -121,8 +284,12 @@ static void __exit kprof_test_board_exit(void)
 	int i;
 
 	hrtimer_cancel(&timer);
-	free_irq(virq[HW_PARENT], NULL);
-	free_irq(virq[HW_CHILD], NULL);
+	if (sleeping) {
+		free_sleep();
+	} else {
+		free_irq(virq[HW_PARENT], NULL);
+		free_irq(virq[HW_CHILD], NULL);
+	}
 	for (i = NR_HW - 1; i >= 0; i--)
 		irq_dispose_mapping(virq[i]);
 	irq_domain_remove(domain);
@@ -131,5 +298,5 @@ static void __exit kprof_test_board_exit(void)
 module_init(kprof_test_board_init);
 module_exit(kprof_test_board_exit);
 
-MODULE_DESCRIPTION("kprof test: board interrupt patterns (demultiplexing) on a software IRQ domain");
+MODULE_DESCRIPTION("kprof test: board interrupt patterns (demultiplexing, a thread that sleeps) on a software IRQ domain");
 MODULE_LICENSE("GPL");

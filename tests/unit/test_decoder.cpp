@@ -30,6 +30,7 @@ struct Totals {
 	std::map<std::string, uint64_t> count;	// "event dev" -> events
 	std::map<std::string, uint64_t> sum;	// "event dev" -> sum of the latency field
 	std::map<std::string, uint64_t> aux;	// "event dev" -> sum of the extra field
+	std::map<std::string, uint64_t> flags;	// "event dev" -> events with the flag field set
 	uint64_t events = 0;
 };
 
@@ -477,6 +478,9 @@ Totals girq_from_text(const fs::path &file)
 			t.count[key]++;
 			t.sum[key] += std::stoull(field(rest, f.first));
 			t.aux[key] += std::stoull(field(rest, f.second));
+			// busy= where the kernel's format has it (not in older captures)
+			if (const std::string b = field(rest, "busy"); !b.empty() && b != "0")
+				t.flags[key]++;
 			t.events++;
 		}
 	return t;
@@ -575,10 +579,13 @@ BOOST_AUTO_TEST_CASE(tracker_capture_matches_kernel_text)
 					got.count[key]++;
 					got.sum[key] += s.value_ns;
 					got.aux[key] += s.aux;
+					if (s.flag)
+						got.flags[key]++;
 					got.events++;
 				}
 			}
 			const Totals want = girq_from_text(dir / "tracker.txt");
+			BOOST_TEST(got.flags == want.flags);
 			BOOST_TEST(want.events > 500u);
 			BOOST_TEST(got.count == want.count);
 			BOOST_TEST(got.sum == want.sum);

@@ -282,15 +282,20 @@ BOOST_AUTO_TEST_CASE(tracker_rows_seqs_and_tally)
 	Aggregator agg({std::nullopt, {}, true, {}});
 	const std::map<std::string, std::vector<std::string>> none;
 	// IRQ 24 "nic": 4 handler runs, 3 wake requests; one woke the thread,
-	// which then served it and one more (coalesced=1); the third found
-	// it running. IRQ 4 "ttyS0": the same name under another number
-	// would be another row.
+	// whose run served it and one more (coalesced=1); the third found the
+	// thread in that run (busy), and the run that serves it had not come
+	// when the collection ended (unserved). IRQ 4 "ttyS0": the same name
+	// under another number would be another row.
 	agg.window_open({{"cpu0", {{"kprof_girq_handler", 0}}}, {"cpu1", {{"kprof_girq_thread", 7}}}});
 	agg.add(girq(EventKind::GirqHandler, 0, 24, 0, 900, 1, 1), "nic", none);
 	for (uint64_t seq = 2; seq <= 4; seq++)
 		agg.add(girq(EventKind::GirqHandler, 0, 24, 0, 1000 * seq, kIrqWakeThread, seq), "nic", none);
 	agg.add(girq(EventKind::GirqWake, 0, 24, 0, 3000, 0, 1), "nic", none);
 	agg.add(girq(EventKind::GirqThread, 0, 24, 1, 40000, 1, 8), "nic", none);
+	// A busy run of another IRQ's thread.
+	Sample busy = girq(EventKind::GirqThread, 0, 26, 1, 9000, 0, 9);
+	busy.flag = true;
+	agg.add(busy, "pmic", none);
 	agg.add(girq(EventKind::GirqHandler, 1, 4, 1, 500, 1, 1), "ttyS0", none);
 	agg.add(girq(EventKind::GirqHandler, 0, 25, 0, 500, 1, 5), "nic", none);
 
@@ -309,7 +314,9 @@ BOOST_AUTO_TEST_CASE(tracker_rows_seqs_and_tally)
 	BOOST_TEST(t.woken == 1u);
 	BOOST_TEST(t.runs == 1u);
 	BOOST_TEST(t.coalesced == 1u);
-	BOOST_TEST(t.unswitched() == 1u);
+	BOOST_TEST(t.busy == 0u);
+	BOOST_TEST(t.unserved() == 1u);
+	BOOST_TEST(agg.irqs().at({26, "pmic"}).busy == 1u);
 	BOOST_TEST(agg.irqs().at({4, "ttyS0"}).requests == 0u);
 }
 
@@ -340,13 +347,14 @@ BOOST_AUTO_TEST_CASE(irq_report_json_names_the_irq)
 	Report r;
 	r.title = "irq";
 	r.rows.push_back({"entry_to_running", "ttyS1", -1, &h, 3});
-	r.irqs.push_back({3, "ttyS1", 10, 8, 5, 5, 1, 2});
+	r.irqs.push_back({3, "ttyS1", 10, 8, 5, 5, 1, 1, 2});
 	const auto j = render_json(r);
 	BOOST_TEST(j["stats"][0]["irq"] == 3);
 	BOOST_TEST(j["stats"][0]["name"] == "ttyS1");
 	BOOST_TEST(!j["stats"][0].contains("device"));
 	BOOST_TEST(j["stats"][0]["percentiles_ns"].contains("p99.9"));
-	BOOST_TEST(j["irqs"][0]["unswitched"] == 2);
+	BOOST_TEST(j["irqs"][0]["busy"] == 1);
+	BOOST_TEST(j["irqs"][0]["unserved"] == 2);
 	const std::string text = render_text(r);
 	BOOST_TEST(text.find("kprof irq report") != std::string::npos);
 	BOOST_TEST(text.find("3 ttyS1") != std::string::npos);

@@ -56,22 +56,22 @@ expect_eq "wake requests = pktproc wakes" "$(grep -c ' ret=2 ' /tmp/h.txt)" "$(c
 runs=$(grep -c " kprof_girq_thread: irq=$irq " $I/trace)
 coal=$(grep " kprof_girq_thread: irq=$irq " $I/trace | sed 's/.* coalesced=\([0-9]*\).*/\1/' | awk '{ s += $1 } END { print s + 0 }')
 req=$(counter $D wakes) iruns=$(counter $D thread_runs)
-unsw=$((req - runs - coal))
-echo "IRQ $irq: $req wake requests; tracker: $runs runs measured, $coal coalesced, $unsw served without a switch-in; pktproc: $iruns thread runs"
-# Every switch-in the tracker measured is a thread run pktproc counted;
-# pktproc also counts the runs that needed no switch-in.
-[ "$runs" -le "$iruns" ] || fail "tracker measured $runs runs, pktproc ran its thread $iruns times"
-[ "$iruns" -le $((runs + unsw)) ] || fail "pktproc ran $iruns times; tracker runs $runs + unswitched $unsw"
-# How many runs need no switch-in depends on load (arm64 in CI: 21 %).
-[ $((runs * 100)) -ge $((iruns * 50)) ] || fail "tracker measured fewer than half of pktproc's runs"
+echo "IRQ $irq: $req wake requests; tracker: $runs runs measured, $coal coalesced; pktproc: $iruns thread runs"
+# The run probes see every run of pktproc's thread, and every one served
+# a request the tracker saw (pktproc's hooks and the tracker were both on
+# for all of the traffic): the same runs, and every request served.
+expect_eq "tracker's measured runs = pktproc's thread runs" "$runs" "$iruns"
+expect_eq "requests served (runs + coalesced)" "$((runs + coal))" "$req"
 
 # The kernel's own books balance.
 g() { sed -n "s/^$1: //p" $G; }
-expect_eq "wake_requests = woken + coalesced + running_requests" "$(g wake_requests)" "$(($(g woken) + $(g coalesced) + $(g running_requests)))"
-expect_eq "woken + coalesced = run_requests + on_cpu + dropped" "$(($(g woken) + $(g coalesced)))" "$(($(g run_requests) + $(g on_cpu_requests) + $(g dropped_requests)))"
-# Every thread woken was seen switching in (or found on its CPU): no slot
-# overflowed, none was pending when the probes came off.
+expect_eq "run probes" "$(g run_probes)" 1
+expect_eq "wake_requests = woken + coalesced + busy + running" "$(g wake_requests)" "$(($(g woken) + $(g coalesced) + $(g busy_requests) + $(g running_requests)))"
+expect_eq "wake_requests = run_requests + dropped + unmeasured" "$(g wake_requests)" "$(($(g run_requests) + $(g dropped_requests) + $(g unmeasured_requests)))"
+# Every request was served by a run: no slot overflowed, none was pending
+# when the probes came off.
 expect_eq "dropped_requests" "$(g dropped_requests)" 0
+expect_eq "idle_runs" "$(g idle_runs)" 0
 
 # Same run, same IRQ: the generic delta (irq_handler_entry -> sched_switch)
 # starts before the instrumented one (kprof_irq_enter() in the handler)

@@ -47,7 +47,7 @@ cat /tmp/moved
 grep -q "^$irq " /tmp/moved || fail "IRQ $irq did not fire"
 while read -r n moved; do
 	set -- $(grep "^irq $n " /tmp/t.txt | head -n 1)
-	[ $# -eq 9 ] || fail "IRQ $n fired $moved times and is not in the report"
+	[ $# -eq 10 ] || fail "IRQ $n fired $moved times and is not in the report"
 	[ "$4" -ge "$moved" ] || fail "IRQ $n: $4 handler runs reported, /proc/interrupts moved $moved"
 	if [ $rt = 1 ]; then
 		# Forced threading: every handler is irq_default_primary_handler.

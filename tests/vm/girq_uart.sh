@@ -45,7 +45,7 @@ awk -f /tests/kprofctl_json.awk /tmp/u.json >/tmp/u.txt
 grep -E '^(irq|stat|check|lost)' /tmp/u.txt
 grep -q '^lost false$' /tmp/u.txt || fail "events lost"
 set -- $(json_irq /tmp/u.txt "$irq" ttyS1)
-[ $# -eq 6 ] || fail "no per-IRQ line for IRQ $irq ttyS1"
+[ $# -eq 7 ] || fail "no per-IRQ line for IRQ $irq ttyS1"
 # kprofctl's window lies inside the oracle's, and the UART is quiet
 # around both.
 expect_eq "tracker's handler runs = irq:irq_handler_entry events" "$1" "$(grep -c "irq_handler_entry: irq=$irq " $K/trace)"

@@ -45,7 +45,7 @@ for i in $irqs; do
 	moved=$(($(sed -n "s/^$i //p" /tmp/c1) - $(sed -n "s/^$i //p" /tmp/c0)))
 	[ "$moved" -gt 0 ] || continue
 	set -- $(json_irq /tmp/v.txt "$i" "$name")
-	[ $# -eq 6 ] || fail "no per-IRQ line for IRQ $i $name"
+	[ $# -eq 7 ] || fail "no per-IRQ line for IRQ $i $name"
 	expect_eq "IRQ $i: tracker's handler runs = irq:irq_handler_entry events" "$1" "$(grep -c "irq_handler_entry: irq=$i " $K/trace)"
 	expect_irq_runs "IRQ $i ($name)" "$1" "$moved"
 	expect_eq "IRQ $i: wake requests (threadirqs: every handler)" "$2" "$1"

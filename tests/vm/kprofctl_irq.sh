@@ -47,15 +47,15 @@ done
 
 # pktproc's IRQ: the same hard IRQs and wake requests its hooks counted.
 set -- $(grep "^irq $irq kprof_pktproc " /tmp/i.txt)
-[ $# -eq 9 ] || fail "no per-IRQ line for IRQ $irq"
-handlers=$4 requests=$5 woken=$6 runs=$7 coal=$8 unsw=$9
+[ $# -eq 10 ] || fail "no per-IRQ line for IRQ $irq"
+handlers=$4 requests=$5 woken=$6 runs=$7 coal=$8
 expect_eq "handler runs = pktproc's kprof irqs" "$handlers" "$(counter $D irqs)"
 expect_eq "wake requests = pktproc's kprof wakes" "$requests" "$(counter $D wakes)"
 iruns=$(counter $D thread_runs)
-[ "$runs" -le "$iruns" ] && [ "$iruns" -le $((runs + unsw)) ] ||
-	fail "tracker runs $runs (+ $unsw unswitched) against pktproc's $iruns thread runs"
-# How many runs need no switch-in depends on load (arm64 in CI: 21 %).
-[ $((runs * 100)) -ge $((iruns * 50)) ] || fail "tracker measured fewer than half of the runs"
+# The run probes see every run of the thread: all but those at the
+# window's edges serve a request the tracker saw.
+[ "$runs" -le "$iruns" ] && [ $((iruns - runs)) -le $((2 + iruns / 100)) ] ||
+	fail "tracker measured $runs runs of pktproc's $iruns thread runs"
 echo "ok: IRQ $irq: $requests wake requests, $runs runs measured of pktproc's $iruns"
 for row in "handler $handlers" "entry_to_woken $woken" "entry_to_running $runs"; do
 	set -- $row

@@ -1,7 +1,7 @@
 # Flatten kprofctl's pretty JSON (keys sorted) into lines the tests grep:
 #   stat EVENT DEVICE CPU COUNT MIN_NS MAX_NS P50_NS  (kprofctl irq: DEVICE is IRQ/NAME)
 #   pct EVENT DEVICE CPU P90_NS P99_NS P99.9_NS MEAN_NS
-#   irq IRQ NAME HANDLERS REQUESTS WOKEN RUNS COALESCED UNSWITCHED
+#   irq IRQ NAME HANDLERS REQUESTS WOKEN RUNS COALESCED BUSY UNSERVED
 #   check DEVICE EVENT READ EMITTED
 #   missed_total N / buffer_lost N / not_read N / events_read N / invalid N /
 #   lost true|false / untracked N (in-kernel)
@@ -21,10 +21,11 @@ function val(line) {
 /"name":/ { name = val($0); device = irq "/" name }
 /"handlers":/ { handlers = val($0) }
 /"requests":/ { requests = val($0) }
-/"unswitched":/ { unswitched = val($0) }
+/"busy":/ { busy = val($0) }
+/"unserved":/ { unserved = val($0) }
 /"runs":/ { runs = val($0) }
 /"coalesced":/ { coalesced = val($0) }
-/"woken":/ { print "irq", irq, name, handlers, requests, val($0), runs, coalesced, unswitched }
+/"woken":/ { print "irq", irq, name, handlers, requests, val($0), runs, coalesced, busy, unserved }
 /"p50":/ { p50 = val($0) }
 /"p90":/ { p90 = val($0) }
 /"p99":/ { p99 = val($0) }

@@ -204,7 +204,7 @@ wait_attached() {
 	done
 }
 
-# json_irq FILE IRQ NAME: "handlers requests woken runs coalesced unswitched"
+# json_irq FILE IRQ NAME: "handlers requests woken runs coalesced busy unserved"
 # of one IRQ in a flattened kprofctl irq report
 json_irq() {
 	grep "^irq $2 $3 " "$1" | cut -d' ' -f4-

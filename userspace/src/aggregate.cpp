@@ -101,6 +101,7 @@ static void tally(IrqTally &t, const Sample &s)
 	case EventKind::GirqThread:
 		t.runs++;
 		t.coalesced += s.aux;
+		t.busy += s.flag;
 		break;
 	default:
 		break;

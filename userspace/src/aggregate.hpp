@@ -38,11 +38,12 @@ struct IrqTally {
 	uint64_t handlers = 0;	// hard handler runs
 	uint64_t requests = 0;	// ... that returned IRQ_WAKE_THREAD
 	uint64_t woken = 0;	// requests that woke the sleeping thread
-	uint64_t runs = 0;	// thread switch-ins measured
+	uint64_t runs = 0;	// thread runs that served requests (measured)
 	uint64_t coalesced = 0;	// requests those runs also served
-	// Requests served without a switch-in of their own: the thread was
-	// running, or woken on its CPU (not measured).
-	uint64_t unswitched() const { return requests > runs + coalesced ? requests - runs - coalesced : 0; }
+	uint64_t busy = 0;	// runs whose first request found the thread in a run
+	// Requests no measured run served: pending when the collection ended,
+	// dropped by kprof.ko (girq_counters), or not measured (no kprobes).
+	uint64_t unserved() const { return requests > runs + coalesced ? requests - runs - coalesced : 0; }
 };
 
 // What the seq fields of one (event, device) show. The window (lo, hi] is

@@ -139,12 +139,14 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 	for (const char *o : {"--buffer-size", "--cpus", "--instance", "--threshold"})
 		irq_ik->excludes(irq_cmd_->get_option(o));
 	irq_cmd_->footer(
-		"kprof.ko attaches to the kernel's irq and sched tracepoints while this runs, and measures for\n"
-		"each IRQ action: the hard handler's duration (handler); for a threaded IRQ whose handler woke\n"
-		"its sleeping thread, hard-IRQ entry to the thread's wakeup (entry_to_woken) and to the switch\n"
-		"that runs it (entry_to_running). IRQs are threaded on PREEMPT_RT, with the threadirqs boot\n"
-		"parameter, or when the driver used request_threaded_irq(). Wake requests that found the\n"
-		"thread already woken or running are counted per IRQ (COALESCED, UNSWITCHED), never measured.\n"
+		"kprof.ko attaches to the kernel's irq and sched tracepoints and to the IRQ core's thread\n"
+		"functions (kprobes) while this runs, and measures for each IRQ action: the hard handler's\n"
+		"duration (handler); for a threaded IRQ whose handler asked for its thread, hard-IRQ entry to\n"
+		"the thread's wakeup if it was waiting (entry_to_woken), and to the start of the thread's run\n"
+		"that serves the IRQ (entry_to_running). IRQs are threaded on PREEMPT_RT, with the threadirqs\n"
+		"boot parameter, or when the driver used request_threaded_irq(). Per IRQ, requests that found\n"
+		"one pending are COALESCED into its run; those that found the thread in a run of its handler\n"
+		"(one that sleeps in its thread, or still running) are BUSY, served by the next run.\n"
 		"Losses are accounted as in 'latency': the ring buffer's figures and, per CPU, the events read\n"
 		"against those kprof.ko emitted (kprof/girq_emitted in debugfs).\n"
 		"With -T, the irq and sched events are collected too (more events, a bigger buffer may be\n"

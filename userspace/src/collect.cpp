@@ -198,9 +198,14 @@ void Session::wait_attached(Collected &c)
 		return;
 	}
 	for (int i = 0; i < 100 && !g_stop; i++) {
-		const auto ctr = sys::read_girq_counters(*plan_.dbg);
-		if (ctr.at(kGirqScope).count("attached") && ctr.at(kGirqScope).at("attached") == 1)
+		const auto all = sys::read_girq_counters(*plan_.dbg);
+		const auto &ctr = all.at(kGirqScope);
+		if (ctr.count("attached") && ctr.at("attached") == 1) {
+			if (ctr.count("run_probes") && ctr.at("run_probes") == 0)
+				c.note = "kprof.ko could not put its run probes (kprobes) on the IRQ core (see dmesg): "
+					 "IRQ threads' runs are not measured, no entry_to_running";
 			return;
+		}
 		std::this_thread::sleep_for(std::chrono::milliseconds(50));
 	}
 	if (!g_stop)

@@ -181,6 +181,11 @@ Decoder::Decoder(tep_handle *tep)
 			l.irq_size = irq->size;
 			l.min_size = std::max(l.min_size, irq->offset + irq->size);
 		}
+		if (tep_format_field *f = spec.flag ? tep_find_field(ev, spec.flag) : nullptr) {
+			l.flag_off = f->offset;
+			l.flag_size = f->size;
+			l.min_size = std::max(l.min_size, f->offset + f->size);
+		}
 		tep_format_field *seq = need(kSeqField);
 		if (seq->size != 8)
 			throw std::runtime_error(std::string(spec.event) + ": 'seq' is not a u64");
@@ -296,6 +301,8 @@ void Decoder::decode_record(const uint8_t *p, int esize, uint64_t ts, int cpu, P
 	s.seq = load(p + l.seq_off, 8);
 	if (l.irq_off >= 0)
 		s.irq = int32_t(load(p + l.irq_off, l.irq_size));
+	if (l.flag_off >= 0)
+		s.flag = load(p + l.flag_off, l.flag_size) != 0;
 	out.push_back(s);
 	r.events++;
 }

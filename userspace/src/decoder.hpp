@@ -45,6 +45,7 @@ struct Sample {
 	int32_t hard_cpu;	// irq_thread_latency only, else -1
 	uint64_t seq;		// the device's (tracker: the CPU's) count of this kind's events
 	int32_t irq = -1;	// tracker events: the IRQ number
+	bool flag = false;	// EventSpec::flag (kprof_girq_thread: busy)
 };
 
 struct PageResult {
@@ -119,6 +120,7 @@ private:
 		int aux_off = -1, aux_size = 0;
 		int cpu_off = -1, cpu_size = 0;
 		int irq_off = -1, irq_size = 0;
+		int flag_off = -1, flag_size = 0;
 		int seq_off = -1;
 		int min_size = 0;
 	};

@@ -28,6 +28,9 @@ struct EventSpec {
 	const char *aux;	// the extra field, or nullptr
 	const char *cpu;	// the hard-IRQ CPU field, or nullptr
 	const char *irq;	// the IRQ number field (tracker events), or nullptr
+	// A 0/1 field the decoder reads if the format has it (an older
+	// kprof.ko's may not), or nullptr: kprof_girq_thread's busy.
+	const char *flag = nullptr;
 };
 
 inline constexpr EventSpec kEvents[kNumKinds] = {
@@ -42,7 +45,7 @@ inline constexpr EventSpec kEvents[kNumKinds] = {
 	{EventKind::GirqWake, Source::Tracker, "kprof_girq_wake", "entry_to_woken", "name", "delta_ns", "coalesced",
 	 "hard_cpu", "irq"},
 	{EventKind::GirqThread, Source::Tracker, "kprof_girq_thread", "entry_to_running", "name", "delta_ns",
-	 "coalesced", "hard_cpu", "irq"},
+	 "coalesced", "hard_cpu", "irq", "busy"},
 };
 
 // A hard handler's return value asking for its thread (IRQ_WAKE_THREAD).

@@ -125,7 +125,7 @@ std::vector<IrqRow> irq_rows(const Aggregator &agg)
 	std::vector<IrqRow> rows;
 	for (const auto &[key, t] : agg.irqs())
 		rows.push_back({key.first, key.second, t.handlers, t.requests, t.woken, t.runs, t.coalesced,
-				t.unswitched()});
+				t.busy, t.unserved()});
 	return rows;
 }
 

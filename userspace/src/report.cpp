@@ -143,17 +143,18 @@ void render_irqs_text(std::ostringstream &o, const Report &r)
 	if (r.irqs.empty())
 		return;
 	o << "\nper IRQ: hard handler runs; of them, thread wake requests (IRQ_WAKE_THREAD); requests that\n"
-	     "woke the thread; thread runs measured; requests those runs also served (coalesced); requests\n"
-	     "served by a thread already running or woken on its CPU (no switch-in, not measured):\n";
+	     "woke the thread from its wait; thread runs that served requests (measured); requests those\n"
+	     "runs also served (coalesced); runs whose request found the thread busy in a run of its\n"
+	     "handler (served by the next run); requests no measured run served (pending at the end):\n";
 	char line[256];
-	std::snprintf(line, sizeof(line), "  %5s %-16s %9s %9s %9s %9s %9s %9s\n", "IRQ", "NAME", "HANDLER",
-		      "REQUESTS", "WOKEN", "RUNS", "COALESCED", "UNSWITCHED");
+	std::snprintf(line, sizeof(line), "  %5s %-16s %9s %9s %9s %9s %9s %9s %9s\n", "IRQ", "NAME", "HANDLER",
+		      "REQUESTS", "WOKEN", "RUNS", "COALESCED", "BUSY", "UNSERVED");
 	o << line;
 	for (const auto &q : r.irqs) {
-		std::snprintf(line, sizeof(line), "  %5d %-16s %9llu %9llu %9llu %9llu %9llu %9llu\n", q.irq,
+		std::snprintf(line, sizeof(line), "  %5d %-16s %9llu %9llu %9llu %9llu %9llu %9llu %9llu\n", q.irq,
 			      q.name.c_str(), (unsigned long long)q.handlers, (unsigned long long)q.requests,
 			      (unsigned long long)q.woken, (unsigned long long)q.runs, (unsigned long long)q.coalesced,
-			      (unsigned long long)q.unswitched);
+			      (unsigned long long)q.busy, (unsigned long long)q.unserved);
 		o << line;
 	}
 }
@@ -283,7 +284,8 @@ nlohmann::json render_json(const Report &r)
 				{"woken", q.woken},
 				{"runs", q.runs},
 				{"coalesced", q.coalesced},
-				{"unswitched", q.unswitched}});
+				{"busy", q.busy},
+				{"unserved", q.unserved}});
 	json out = {
 		{"duration_s", r.duration_s},
 		{"kprofctl_cpu_s", r.cpu_s},

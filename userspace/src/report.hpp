@@ -25,7 +25,7 @@ struct ReportRow {
 struct IrqRow {
 	int irq = 0;
 	std::string name;
-	uint64_t handlers = 0, requests = 0, woken = 0, runs = 0, coalesced = 0, unswitched = 0;
+	uint64_t handlers = 0, requests = 0, woken = 0, runs = 0, coalesced = 0, busy = 0, unserved = 0;
 };
 
 // A CPU's per_cpu/cpuN/stats of kprofctl's instance, or their movement.

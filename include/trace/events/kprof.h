@@ -207,14 +207,15 @@ TRACE_EVENT_FN(kprof_girq_handler,
 
 DECLARE_EVENT_CLASS(kprof_girq_delta,
 	TP_PROTO(int irq, const char *name, int hard_cpu, u64 delta_ns,
-		 u32 coalesced, u64 seq),
-	TP_ARGS(irq, name, hard_cpu, delta_ns, coalesced, seq),
+		 u32 coalesced, u32 busy, u64 seq),
+	TP_ARGS(irq, name, hard_cpu, delta_ns, coalesced, busy, seq),
 	TP_STRUCT__entry(
 		__field(int, irq)
 		__string(name, name)
 		__field(int, hard_cpu)
 		__field(u64, delta_ns)
 		__field(u32, coalesced)
+		__field(u32, busy)
 		__field(u64, seq)
 	),
 	TP_fast_assign(
@@ -223,11 +224,12 @@ DECLARE_EVENT_CLASS(kprof_girq_delta,
 		__entry->hard_cpu = hard_cpu;
 		__entry->delta_ns = delta_ns;
 		__entry->coalesced = coalesced;
+		__entry->busy = busy;
 		__entry->seq = seq;
 	),
-	TP_printk("irq=%d name=%s hard_cpu=%d delta_ns=%llu coalesced=%u seq=%llu",
+	TP_printk("irq=%d name=%s hard_cpu=%d delta_ns=%llu coalesced=%u busy=%u seq=%llu",
 		  __entry->irq, __get_str(name), __entry->hard_cpu,
-		  __entry->delta_ns, __entry->coalesced, __entry->seq)
+		  __entry->delta_ns, __entry->coalesced, __entry->busy, __entry->seq)
 );
 
 /**
@@ -237,38 +239,40 @@ DECLARE_EVENT_CLASS(kprof_girq_delta,
  * @hard_cpu:	CPU that took the IRQ (and emitted this event)
  * @delta_ns:	irq_handler_entry to sched_waking of the action's thread
  * @coalesced:	always 0
+ * @busy:	always 0
  * @seq:	see above
  *
- * Only a handler that returned IRQ_WAKE_THREAD while the thread slept is a
- * wake; a request that finds the thread already woken or running does not
- * wake it (see kprof_girq_thread's @coalesced and girq_counters).
+ * Only a handler that returned IRQ_WAKE_THREAD while the thread waited for
+ * its next run (irq_wait_for_interrupt()) is a wake; a request that finds
+ * a request pending, the thread in a run of its handler (even asleep in
+ * it), or running towards its wait does not wake it (see girq_counters).
  */
 DEFINE_EVENT_FN(kprof_girq_delta, kprof_girq_wake,
 	TP_PROTO(int irq, const char *name, int hard_cpu, u64 delta_ns,
-		 u32 coalesced, u64 seq),
-	TP_ARGS(irq, name, hard_cpu, delta_ns, coalesced, seq),
+		 u32 coalesced, u32 busy, u64 seq),
+	TP_ARGS(irq, name, hard_cpu, delta_ns, coalesced, busy, seq),
 	kprof_girq_reg, kprof_girq_unreg
 );
 
 /**
- * kprof_girq_thread - a woken IRQ thread is switched in
- * @irq:	Linux IRQ number of the IRQ that woke it
+ * kprof_girq_thread - an IRQ thread starts the run that serves a request
+ * @irq:	Linux IRQ number of the first request the run serves
  * @name:	the irqaction's name
  * @hard_cpu:	CPU that took that IRQ
- * @delta_ns:	its irq_handler_entry to the sched_switch that switched the
- *		thread in, on the CPU that emitted this event
+ * @delta_ns:	its irq_handler_entry to the run's start (the IRQ core's
+ *		irq_thread_fn() or irq_forced_thread_fn(), just before the
+ *		driver's thread function), on the CPU that emitted this event
  * @coalesced:	further wake requests of the action (IRQs that returned
- *		IRQ_WAKE_THREAD) between the wake and the switch: this run
- *		serves them too
+ *		IRQ_WAKE_THREAD) before the run started: it serves them too
+ * @busy:	1 if the first request found the thread in a run of its
+ *		handler (a handler that sleeps in its thread, or one still
+ *		running): @delta_ns then holds the rest of that run
  * @seq:	see above
- *
- * A thread woken while still on its CPU (it had not finished going to
- * sleep) runs on without a switch: no event, counted as on_cpu_requests.
  */
 DEFINE_EVENT_FN(kprof_girq_delta, kprof_girq_thread,
 	TP_PROTO(int irq, const char *name, int hard_cpu, u64 delta_ns,
-		 u32 coalesced, u64 seq),
-	TP_ARGS(irq, name, hard_cpu, delta_ns, coalesced, seq),
+		 u32 coalesced, u32 busy, u64 seq),
+	TP_ARGS(irq, name, hard_cpu, delta_ns, coalesced, busy, seq),
 	kprof_girq_reg, kprof_girq_unreg
 );
 
