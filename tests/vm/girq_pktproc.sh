@@ -23,7 +23,8 @@ n=0
 until grep -q '^attached: 1' $G; do
 	n=$((n + 1)); [ $n -lt 50 ] || fail "tracker did not attach within 5 s"; sleep 0.1
 done
-echo "ok: enabling a kprof_girq event attached the tracker"
+expect_eq "run probes" "$(sed -n 's/^run_probes: //p' $G)" 1
+echo "ok: enabling a kprof_girq event attached the tracker and its run probes"
 
 echo 1 >"$KP/$D/reset"
 run_traffic 2
@@ -57,21 +58,24 @@ runs=$(grep -c " kprof_girq_thread: irq=$irq " $I/trace)
 coal=$(grep " kprof_girq_thread: irq=$irq " $I/trace | sed 's/.* coalesced=\([0-9]*\).*/\1/' | awk '{ s += $1 } END { print s + 0 }')
 req=$(counter $D wakes) iruns=$(counter $D thread_runs)
 echo "IRQ $irq: $req wake requests; tracker: $runs runs measured, $coal coalesced; pktproc: $iruns thread runs"
-# The run probes see every run of pktproc's thread, and every one served
-# a request the tracker saw (pktproc's hooks and the tracker were both on
-# for all of the traffic): the same runs, and every request served.
-expect_eq "tracker's measured runs = pktproc's thread runs" "$runs" "$iruns"
+# The run probes see every run of pktproc's thread (pktproc's hooks and
+# the tracker were both on for all of the traffic), and every request is
+# served. A run serves no request of its own when that request came in
+# the few instructions between the IRQ core taking the run's request and
+# the run probe: it was counted as coalesced into the run starting, and
+# the IRQ core runs the thread once more (idle_runs, below).
 expect_eq "requests served (runs + coalesced)" "$((runs + coal))" "$req"
+[ "$runs" -le "$iruns" ] && [ $((iruns - runs)) -le $((2 + iruns / 100)) ] ||
+	fail "tracker measured $runs runs of pktproc's $iruns"
 
 # The kernel's own books balance.
 g() { sed -n "s/^$1: //p" $G; }
-expect_eq "run probes" "$(g run_probes)" 1
 expect_eq "wake_requests = woken + coalesced + busy + running" "$(g wake_requests)" "$(($(g woken) + $(g coalesced) + $(g busy_requests) + $(g running_requests)))"
 expect_eq "wake_requests = run_requests + dropped + unmeasured" "$(g wake_requests)" "$(($(g run_requests) + $(g dropped_requests) + $(g unmeasured_requests)))"
 # Every request was served by a run: no slot overflowed, none was pending
 # when the probes came off.
 expect_eq "dropped_requests" "$(g dropped_requests)" 0
-expect_eq "idle_runs" "$(g idle_runs)" 0
+expect_eq "idle_runs = pktproc's thread runs - the runs measured" "$(g idle_runs)" "$((iruns - runs))"
 
 # Same run, same IRQ: the generic delta (irq_handler_entry -> sched_switch)
 # starts before the instrumented one (kprof_irq_enter() in the handler)
