@@ -22,19 +22,22 @@
  * run), woken (sched_waking of the thread follows on this CPU: it was in its
  * wait; kprof_girq_wake) or running (no waking: between a run's end and its
  * wait, it runs again without sleeping). Without the run probes (no
- * kprobes) a request is only counted, unmeasured. A request is counted in
- * wake_requests when it is made, and in its kind when that is known; one
- * whose kind the probes' detach cut off (a woken one whose waking had not
- * come) counts in wake_requests only. Every request of a kind is served by
- * a run (kprof_girq_thread; run_requests = 1 + coalesced each) or dropped
- * (no free slot, or pending when the probes were detached):
- *   woken + coalesced + busy + running = run_requests + dropped,
- * with the requests in flight when counted. Runs that served no request
- * the tracker saw (its first, or a request made before it attached) are
+ * kprobes) a request is only counted: unmeasured. A request counts in
+ * wake_requests when it is made and in exactly one kind when that is known
+ * (a request still waiting for its waking at detach woke nobody:
+ * girq_reset()); a request that finds no free slot is dropped. Every
+ * request of the four kinds is served by a run (kprof_girq_thread;
+ * run_requests = 1 + coalesced each) or dropped (pending when the probes
+ * were detached). So, with no request in flight:
+ *   wake_requests = run_requests + dropped + unmeasured.
+ * Runs that served no request the tracker saw (its first, or one made in
+ * the few instructions between the IRQ core taking the run's request and
+ * the run probe, which counts as served by the run starting) are
  * idle_runs.
  *
- * Locking: every probe runs with interrupts off on its own CPU (hard IRQ,
- * or the scheduler's raw locks), so the per-CPU state is its CPU's alone;
+ * Locking: every probe runs with interrupts off on its own CPU (hard IRQ;
+ * sched_waking and the run probes turn them off), so the per-CPU state is
+ * its CPU's alone;
  * its lock only orders it against readers (debugfs), and makes an event
  * counted in seq be in the ring buffer before the count can be read. The
  * threads with requests pending or in a run sit in a small hash of buckets,
@@ -607,6 +610,7 @@ struct girq_tp {
 	struct tracepoint *tp;
 };
 
+/* Attached in this order: no request without sched_waking's probe. */
 static struct girq_tp girq_tps[] = {
 	{ "sched_waking", girq_waking },
 	{ "irq_handler_exit", girq_exit },
@@ -639,13 +643,18 @@ static void girq_lookup(struct tracepoint *tp, void *priv)
 /* Forget every pending request; no probe runs. */
 static void girq_reset(void)
 {
-	u64 dropped = 0;
+	u64 dropped = 0, running = 0;
 	int cpu, i, w;
 
 	for_each_possible_cpu(cpu) {
 		struct girq_cpu *gc = per_cpu_ptr(&girq_cpus, cpu);
 
-		/* Its outcome was not seen: it was never counted. */
+		/*
+		 * sched_waking's probe came off after every hard IRQ that saw
+		 * irq_handler_exit had ended (girq_detach_locked()): a request
+		 * still waiting for its outcome woke nobody.
+		 */
+		running += gc->expect;
 		gc->expect = false;
 		gc->depth = 0;
 	}
@@ -661,6 +670,7 @@ static void girq_reset(void)
 	}
 	raw_spin_lock_irq(&this_cpu_ptr(&girq_cpus)->lock);
 	this_cpu_ptr(&girq_cpus)->cnt[GC_DROPPED] += dropped;
+	this_cpu_ptr(&girq_cpus)->cnt[GC_RUNNING] += running;
 	raw_spin_unlock_irq(&this_cpu_ptr(&girq_cpus)->lock);
 }
 
@@ -671,9 +681,17 @@ static void girq_detach_locked(void)
 	lockdep_assert_held(&girq_mutex);
 	if (!girq_attached)
 		return;
-	for (i = ARRAY_SIZE(girq_tps) - 1; i >= 0; i--)
+	/*
+	 * In reverse order of attaching, waiting before sched_waking: a hard
+	 * IRQ that saw irq_handler_exit's probe sees sched_waking's too, so
+	 * that every request's waking, if any, is seen (girq_reset()).
+	 */
+	for (i = ARRAY_SIZE(girq_tps) - 1; i >= 0; i--) {
+		if (girq_tps[i].probe == girq_waking)
+			tracepoint_synchronize_unregister();
 		WARN_ON_ONCE(tracepoint_probe_unregister(girq_tps[i].tp,
 							 girq_tps[i].probe, NULL));
+	}
 	tracepoint_synchronize_unregister();
 	girq_run_probes_off();
 	girq_attached = false;
