@@ -8,6 +8,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/irq.h>
+#include <linux/kprobes.h>
 #include <linux/sched.h>
 #include <linux/version.h>
 
@@ -47,6 +48,16 @@ static inline void kprof_hrtimer_setup(struct hrtimer *timer,
 #define kprof_irq_move_in_process_context(irq)	irq_set_status_flags(irq, IRQ_MOVE_PCNTXT)
 #else
 #define kprof_irq_move_in_process_context(irq)	do { } while (0)
+#endif
+
+/*
+ * Whether a registered kprobe's handler runs in NMI context: on x86 one
+ * that is not on ftrace is an int3, whose handler does (irqentry_nmi_enter()).
+ */
+#ifdef CONFIG_X86
+#define kprof_kprobe_in_nmi(kp)	(!kprobe_ftrace(kp))
+#else
+#define kprof_kprobe_in_nmi(kp)	false
 #endif
 
 #endif /* _KPROF_COMPAT_H */

@@ -573,6 +573,12 @@ static void girq_run_probes_on(void)
 		ret = register_kprobe(&girq_run_kp[i]);
 		if (ret)
 			break;
+		/* The run probes take locks the hard-IRQ probes take. */
+		if (kprof_kprobe_in_nmi(&girq_run_kp[i])) {
+			unregister_kprobe(&girq_run_kp[i]);
+			ret = -EOPNOTSUPP;
+			break;
+		}
 		ret = register_kretprobe(&girq_run_krp[i]);
 		if (ret) {
 			unregister_kprobe(&girq_run_kp[i]);
@@ -583,8 +589,9 @@ static void girq_run_probes_on(void)
 		WRITE_ONCE(girq_run_probes, true);
 		return;
 	}
-	pr_warn("no run probe on %s (%d): IRQ threads' runs are not measured\n",
-		girq_run_fns[i], ret);
+	pr_warn("no run probe on %s (%d%s): IRQ threads' runs are not measured\n",
+		girq_run_fns[i], ret,
+		ret == -EOPNOTSUPP ? ": its kprobe would run in NMI context, not on ftrace" : "");
 	while (--i >= 0) {
 		unregister_kretprobe(&girq_run_krp[i]);
 		unregister_kprobe(&girq_run_kp[i]);
