@@ -32,17 +32,20 @@ help_items() {
 }
 
 # man_items [COMMAND]: the same, from the page's section for COMMAND
-# ("Global options" without one): the .TP heads, rendered at 7 spaces.
+# ("Global options" without one): the .TP heads, rendered at 7 spaces after
+# a blank line (a paragraph's wrapped line may also start with a capital).
 man_items() {
 	local head=${1:+kprofctl $1}
 	awk -v head="${head:-Global options}" '
-		/^   [^ ]/ { on = ($0 == "   " head); next }
+		/^   [^ ]/ { on = ($0 == "   " head); blank = 1; next }
 		/^[^ ]/ { on = 0 }
-		on && /^       [-A-Z]/ {
-			sub(/^ */, "")
-			n = split($0, parts, ", ")
+		on && blank && /^       [-A-Z]/ {
+			line = $0
+			sub(/^ */, "", line)
+			n = split(line, parts, ", ")
 			for (i = 1; i <= n; i++) { split(parts[i], w, " "); if (w[1] ~ /^-|^[A-Z]+$/) print w[1] }
-		}' "$out/page.txt" | sort -u
+		}
+		{ blank = ($0 ~ /^ *$/) }' "$out/page.txt" | sort -u
 }
 
 commands=$("$kprofctl" --help | awk '/^[A-Z][a-z]*:/ { section = $1; next } section == "Subcommands:" && /^  [a-z]/ { print $1 }')
