@@ -6,7 +6,7 @@
 # nothing: the request is served by the next run. The tracker measures
 # every request to the start of the run that serves it: run by run, its
 # entry_to_running equals the module's own delta (its first due request to
-# its thread function's start) within 200 us for 3 runs in 4 and at the
+# its thread function's start) within 200 us for 2 runs in 3 and at the
 # median (TCG), the means within 5 %, every run busy to the module is busy
 # to the tracker, and kprofctl irq's RUNS and COALESCED equal the module's.
 # kprof-kernels: 6.1 6.1-rt 7.3 7.3-rt arm64-7.3 6.12-debug
@@ -23,6 +23,7 @@ S=/sys/kernel/debug/kprof_test_board/served
 for how in msleep completion; do
 	echo >$I/trace
 	echo 1 >$I/events/kprof/kprof_girq_thread/enable
+	tidle0=$(sed -n 's/^idle_runs: //p' "$KP/girq_counters")
 	kprofctl irq --json -b 4096 >/tmp/k.json 2>/tmp/k.err &
 	pid=$!
 	wait_collecting kprof kprof_girq_thread
@@ -51,9 +52,17 @@ for how in msleep completion; do
 	# run starting; the core runs the thread once more, an idle run to the
 	# module and a measured one to the tracker (which is right). Then the
 	# runs no longer pair one to one (once in 145 runs under the debug kernel).
+	# A request before the run probe (after the core took the run's
+	# request) is one both count as served by the run starting: the core's
+	# extra run is idle to both, and the tracker does not measure it.
 	idle=$(o idle_runs)
 	[ "$idle" -le 2 ] || fail "$how: $idle idle runs of the module"
-	expect_eq "$how: runs measured (the module's runs and idle runs)" "$(wc -l </tmp/tracker.txt)" "$(($(o runs) + idle))"
+	measured=$(wc -l </tmp/tracker.txt)
+	both=$(($(o runs) + idle - measured))
+	tidle=$(($(sed -n 's/^idle_runs: //p' "$KP/girq_counters") - tidle0))
+	[ "$both" -ge 0 ] && [ "$both" -le "$idle" ] && [ "$both" -le "$tidle" ] ||
+		fail "$how: $measured runs measured; the module's: $(o runs) and $idle idle; the tracker's idle runs: $tidle"
+	echo "ok: $how: runs measured = the module's runs and idle runs ($(o runs) + $idle) - $both idle to both"
 	paste -d' ' /tmp/tracker.txt /tmp/oracle.txt | awk '{ print $1 - $3 }' | sort -n >/tmp/diff.txt
 	paste -d' ' /tmp/tracker.txt /tmp/oracle.txt | awk -v TOL=$TOL '
 		{ d = $1 - $3; if (d < -TOL || d > TOL) off++; if ($2 < $4) lost++; if ($2 > $4) late++
@@ -88,7 +97,7 @@ for how in msleep completion; do
 	# module only): there, the means and the counts.
 	if [ "$idle" = 0 ] && ! debug_kernel; then
 		[ "$med" -ge -200000 ] && [ "$med" -le 200000 ] || fail "$how: median difference $med ns"
-		[ $((off * 4)) -le "$pairs" ] || fail "$how: $off of $pairs runs off the module's delta by more than 200 us"
+		[ $((off * 3)) -le "$pairs" ] || fail "$how: $off of $pairs runs off the module's delta by more than 200 us"
 	fi
 	d=$((tmean - omean))
 	[ "${d#-}" -le $((omean / 20 + 100000)) ] || fail "$how: means $tmean and $omean ns differ by more than 5 % + 100 us"
@@ -96,8 +105,8 @@ for how in msleep completion; do
 	set -- $(json_irq /tmp/k.txt "$irq" kprof_board_sleep)
 	[ $# -eq 7 ] || { cat /tmp/k.txt; fail "$how: no per-IRQ line for IRQ $irq"; }
 	expect_eq "$how: kprofctl REQUESTS" "$2" "$(o requests)"
-	expect_eq "$how: kprofctl RUNS" "$4" "$(($(o runs) + idle))"
-	expect_eq "$how: kprofctl COALESCED" "$5" "$(($(o coalesced) - idle))"
+	expect_eq "$how: kprofctl RUNS" "$4" "$measured"
+	expect_eq "$how: kprofctl COALESCED" "$5" "$(($(o coalesced) - idle + both))"
 	expect_eq "$how: kprofctl BUSY (the tracker's, as its events say)" "$6" "$tbusy"
 	expect_eq "$how: kprofctl UNSERVED" "$7" 0
 	rmmod kprof_test_board
