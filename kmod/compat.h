@@ -60,4 +60,32 @@ static inline void kprof_hrtimer_setup(struct hrtimer *timer,
 #define kprof_kprobe_in_nmi(kp)	false
 #endif
 
+/*
+ * A kprobe handler's view of its function's arguments: the architectures
+ * with HAVE_FUNCTION_ARG_ACCESS_API (x86, arm64 and others; not 32-bit arm).
+ */
+#ifdef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
+#define KPROF_KPROBE_ARGS	1
+#else
+#define KPROF_KPROBE_ARGS	0
+#endif
+
+static inline unsigned long kprof_kprobe_arg(struct pt_regs *regs, unsigned int n)
+{
+#ifdef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
+	return regs_get_kernel_argument(regs, n);
+#else
+	return 0;
+#endif
+}
+
+/*
+ * kernel/irq/internals.h's IRQTF_FORCED_THREAD, private to the IRQ core:
+ * the bit of irqaction.thread_flags set on an action whose primary handler
+ * the core forced into its thread (threadirqs, PREEMPT_RT). The same bit
+ * from 3.x to 7.3; tests/vm/girq_forced.sh catches a kernel that moves it
+ * (kprof/girq_counters' forced_unmarked).
+ */
+#define KPROF_IRQTF_FORCED_THREAD	3
+
 #endif /* _KPROF_COMPAT_H */

@@ -24,9 +24,10 @@
  * wait, it runs again without sleeping). Without the run probes (no
  * kprobes) a request is only counted: unmeasured. A request counts in
  * wake_requests when it is made and in exactly one kind when that is known
- * (a request still waiting for its waking at detach woke nobody:
- * girq_reset()); a request that finds no free slot is dropped. Every
- * request of the four kinds is served by a run (kprof_girq_thread;
+ * (a hard IRQ's request still waiting for its waking at detach woke
+ * nobody; a task's is unsettled: girq_reset()); a request that finds no
+ * free slot is dropped. Every request of those kinds is served by a run
+ * (kprof_girq_thread;
  * run_requests = 1 + coalesced each) or dropped (pending when the probes
  * were detached). So, with no request in flight:
  *   wake_requests = run_requests + dropped + unmeasured.
@@ -34,6 +35,16 @@
  * the few instructions between the IRQ core taking the run's request and
  * the run probe, which counts as served by the run starting) are
  * idle_runs.
+ *
+ * Forced threading (threadirqs, PREEMPT_RT) moves a driver's primary
+ * handler into the action's thread, behind irq_default_primary_handler():
+ * that hard part and its thread's latency go under the action's name
+ * marked forced; the driver's handler, timed by the run probes on
+ * irq_forced_thread_fn(), goes under the name marked "forced handler",
+ * with the secondary thread (irq/N-s-name) that runs the driver's thread
+ * function when that handler returns IRQ_WAKE_THREAD: a request made in a
+ * task (girq_forced_end()). Child IRQs of handle_nested_irq() get rows of
+ * their own (the nested probe, below).
  *
  * Locking: every probe runs with interrupts off on its own CPU (hard IRQ;
  * sched_waking and the run probes turn them off), so the per-CPU state is
@@ -55,9 +66,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/debugfs.h>
 #include <linux/hash.h>
 #include <linux/interrupt.h>
+#include <linux/irq.h>
 #include <linux/kprobes.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -76,9 +89,10 @@
 #include <trace/events/kprof.h>
 #include <trace/events/sched.h>
 
+#include "compat.h"
 #include "kprof_internal.h"
 
-#define GIRQ_NAME_LEN	32
+#define GIRQ_NAME_LEN	48	/* the action's name, and its mark */
 #define GIRQ_HASH_BITS	6
 #define GIRQ_WAYS	4
 #define GIRQ_NEST	4
@@ -104,26 +118,72 @@ enum girq_counter {
 	GC_BUSY,		/* ... found the thread in a run of its handler */
 	GC_RUNNING,		/* ... found it between a run and its wait */
 	GC_UNMEASURED,		/* ... without the run probes: not followed */
+	GC_UNSETTLED,		/* ... a task's, still woken or running at detach */
 	GC_RUNS,		/* thread runs that served requests (thread events) */
 	GC_RUN_REQUESTS,	/* requests those runs served (1 + coalesced) */
 	GC_IDLE_RUNS,		/* thread runs that served no request seen */
 	GC_DROPPED,		/* requests lost: no free slot, or detached */
+	GC_FORCED,		/* forced-threaded handlers timed in their thread */
+	GC_FORCED_UNMARKED,	/* runs whose forcing disagrees with their request's */
+	GC_NESTED,		/* handle_nested_irq() children timed */
+	GC_NESTED_ORPHANS,	/* ... outside a measured run of an IRQ thread */
 	GC_NR,
 };
 
 static const char * const girq_counter_names[GC_NR] = {
 	"handlers", "unmatched_exits", "wake_requests", "woken", "coalesced",
-	"busy_requests", "running_requests", "unmeasured_requests", "runs",
-	"run_requests", "idle_runs", "dropped_requests",
+	"busy_requests", "running_requests", "unmeasured_requests",
+	"unsettled_requests", "runs",
+	"run_requests", "idle_runs", "dropped_requests", "forced_handlers",
+	"forced_unmarked", "nested_handlers", "nested_orphans",
 };
 
-/* A wake request: an IRQ_WAKE_THREAD for an action with a thread. */
+/*
+ * What the tracker's name of an action adds to the action's own, as rows
+ * of their own (see girq_exit() and girq_forced_end()):
+ *  - forced: an action whose primary handler the IRQ core forced into its
+ *    thread (threadirqs, PREEMPT_RT): the hard part is
+ *    irq_default_primary_handler(), which wakes the thread that runs the
+ *    driver's handler;
+ *  - forced handler: that driver's handler, timed in its thread, and the
+ *    secondary thread (irq/N-s-name) that a request of it wakes;
+ *  - nested: a child IRQ handled by handle_nested_irq() in its parent's
+ *    thread (girq_nested_entry()).
+ */
+enum girq_mark { GIRQ_PLAIN, GIRQ_FORCED, GIRQ_FORCED_HANDLER, GIRQ_NESTED };
+
+static const char * const girq_marks[] = {
+	[GIRQ_PLAIN] = "",
+	[GIRQ_FORCED] = " (forced)",
+	[GIRQ_FORCED_HANDLER] = " (forced handler)",
+	[GIRQ_NESTED] = " (nested)",
+};
+
+/* @name, cut to leave room for @mark, then @mark, into @dst. */
+static void girq_set_name(char *dst, const char *name, enum girq_mark mark)
+{
+	size_t room = GIRQ_NAME_LEN - strlen(girq_marks[mark]);
+	ssize_t n = strscpy(dst, name ?: "?", room);
+
+	if (n < 0)
+		n = room - 1;
+	strscpy(dst + n, girq_marks[mark], GIRQ_NAME_LEN - n);
+}
+
+/*
+ * A wake request: an IRQ_WAKE_THREAD for an action with a thread, from its
+ * hard handler or (forced threading) from the driver's handler in the
+ * action's thread.
+ */
 struct girq_req {
 	pid_t pid;		/* the action's thread: pid and start time */
 	u64 tstart;
 	int irq;
 	int hard_cpu;
 	u64 entry;		/* irq_handler_entry, ns; 0 if not seen */
+	/* Live while the request is, or its run: only its thread frees it. */
+	struct irqaction *action;
+	enum girq_mark mark;
 	char name[GIRQ_NAME_LEN];
 };
 
@@ -170,8 +230,15 @@ struct girq_slot {
 	struct girq_req req;	/* identity; while pending, the first request */
 	u32 pending;		/* requests its next run serves: 1 + coalesced */
 	bool busy;		/* the first of them found it in a run */
+	bool unsettled;		/* a task's request: woken or running, not known yet */
 	bool in_run;		/* between its run probes */
 	bool used;
+	/* The run in progress, from its start: */
+	bool run_forced;	/* in irq_forced_thread_fn() */
+	bool run_inner;		/* ... and in the irq_thread_fn() it calls (6.x+) */
+	u32 run_served;		/* requests it serves; run_req the first */
+	struct girq_req run_req;
+	u64 run_start;
 };
 
 struct girq_bucket {
@@ -323,7 +390,10 @@ static struct girq_slot *girq_alloc(struct girq_bucket *b, const struct girq_req
 		s->req = *r;
 		s->pending = 0;
 		s->busy = false;
+		s->unsettled = false;
 		s->in_run = false;
+		s->run_inner = false;
+		s->run_served = 0;
 		s->used = true;
 		b->used++;
 		return s;
@@ -339,6 +409,8 @@ static void girq_put(struct girq_bucket *b, struct girq_slot *s)
 }
 
 static bool girq_run_probes;	/* the run probes are registered */
+/* Slots whose request is unsettled: sched_waking looks them up. */
+static atomic_t girq_unsettled = ATOMIC_INIT(0);
 
 /*
  * A wake request: the IRQ core wakes the thread (__irq_wake_thread()) right
@@ -351,9 +423,13 @@ static bool girq_run_probes;	/* the run probes are registered */
  *    running): busy; this run does not serve it, the next one does;
  *  - neither: the thread was in its wait, or between a run's end and the
  *    wait. Which one the next probe on this CPU tells (girq_settle(),
- *    girq_waking()).
+ *    girq_waking()) for a hard IRQ's request, which runs with interrupts
+ *    off up to the wake. A request made in a task (@task: a forced
+ *    thread's, for its secondary thread) can be interrupted or preempted
+ *    before its wake: its slot says, until the thread's waking (woken) or
+ *    its run's start (running) settles it.
  */
-static void girq_request(struct girq_cpu *gc, const struct girq_req *r)
+static void girq_request(struct girq_cpu *gc, const struct girq_req *r, bool task)
 {
 	struct girq_bucket *b = girq_bucket_of(r->pid);
 	enum girq_counter kind = GC_DROPPED;
@@ -377,9 +453,15 @@ static void girq_request(struct girq_cpu *gc, const struct girq_req *r)
 			s->pending = 1;
 			s->busy = s->in_run;
 			kind = s->in_run ? GC_BUSY : GC_WOKEN;
+			if (kind == GC_WOKEN && task) {
+				s->unsettled = true;
+				atomic_inc(&girq_unsettled);
+			}
 		}
 	}
 	raw_spin_unlock(&b->lock);
+	if (kind == GC_WOKEN && task)
+		return;
 	if (kind == GC_WOKEN) {
 		/* Woken or running: the next probe on this CPU says. */
 		gc->req = *r;
@@ -389,15 +471,26 @@ static void girq_request(struct girq_cpu *gc, const struct girq_req *r)
 	}
 }
 
+/*
+ * A forced-threaded action's hard part is irq_default_primary_handler(),
+ * under the action's name marked forced; the driver's handler runs in the
+ * thread (girq_forced_end()).
+ */
 static void girq_exit(void *data, int irq, struct irqaction *action, int ret)
 {
 	struct girq_cpu *gc = this_cpu_ptr(&girq_cpus);
+	bool forced = test_bit(KPROF_IRQTF_FORCED_THREAD, &action->thread_flags);
 	const char *name = action->name ?: "?";
 	u64 now = ktime_get_ns();
 	struct girq_req r;
 	u64 start;
 
 	girq_settle(gc);
+	r.mark = forced ? GIRQ_FORCED : GIRQ_PLAIN;
+	if (forced) {
+		girq_set_name(r.name, name, r.mark);
+		name = r.name;
+	}
 	start = girq_pop(gc, irq, action);
 	if (start)
 		girq_handler_event(gc, irq, name, ret, start, now);
@@ -405,14 +498,16 @@ static void girq_exit(void *data, int irq, struct irqaction *action, int ret)
 		girq_count(GC_UNMATCHED, 1);
 	if (ret != IRQ_WAKE_THREAD || !action->thread_fn || !action->thread)
 		return;
+	if (!forced)
+		girq_set_name(r.name, name, r.mark);
 	/* Not timed: the request counts, but nothing is measured from it. */
 	r.pid = action->thread->pid;
 	r.tstart = action->thread->start_time;
 	r.irq = irq;
 	r.hard_cpu = smp_processor_id();
 	r.entry = start;
-	strscpy(r.name, name, sizeof(r.name));
-	girq_request(gc, &r);
+	r.action = action;
+	girq_request(gc, &r, false);
 }
 
 /*
@@ -434,32 +529,62 @@ static void girq_trace_delta(struct girq_cpu *gc, enum girq_event ev,
 					coalesced, busy, ++gc->seq[ev]);
 }
 
+/* Request @r woke its thread, at @now; interrupts off. */
+static void girq_woken(struct girq_cpu *gc, const struct girq_req *r, u64 now)
+{
+	raw_spin_lock(&gc->lock);
+	gc->cnt[GC_WOKEN]++;
+	girq_trace_delta(gc, GIRQ_EV_WAKE, r, 0, false, now);
+	raw_spin_unlock(&gc->lock);
+}
+
+/* @p's waking settles its thread's unsettled task request, if any. */
+static void girq_waking_task(struct girq_cpu *gc, struct task_struct *p, u64 now)
+{
+	struct girq_bucket *b = girq_bucket_of(p->pid);
+	struct girq_slot *s;
+	struct girq_req r;
+	bool woken = false;
+
+	raw_spin_lock(&b->lock);
+	s = girq_find(b, p->pid, p->start_time);
+	if (s && s->unsettled) {
+		s->unsettled = false;
+		atomic_dec(&girq_unsettled);
+		r = s->req;
+		woken = true;
+	}
+	raw_spin_unlock(&b->lock);
+	if (woken)
+		girq_woken(gc, &r, now);
+}
+
 /*
  * sched_waking fires with interrupts on when a task wakes itself
  * (try_to_wake_up()'s p == current path). A hard IRQ there would run
  * girq_entry()/girq_exit() on this CPU's request in the middle of this
  * probe: interrupts are off in it. The common case, no request of this
- * CPU's waiting for its outcome, is a load and a branch.
+ * CPU's waiting for its outcome and no task's request unsettled, is two
+ * loads and a branch.
  */
 static void girq_waking(void *data, struct task_struct *p)
 {
 	struct girq_cpu *gc;
 	unsigned long flags;
+	u64 now;
 
-	if (likely(!this_cpu_read(girq_cpus.expect)))
+	if (likely(!this_cpu_read(girq_cpus.expect) && !atomic_read(&girq_unsettled)))
 		return;
 	local_irq_save(flags);
+	now = ktime_get_ns();
 	gc = this_cpu_ptr(&girq_cpus);
 	if (gc->expect && gc->req.pid == p->pid && gc->req.tstart == p->start_time) {
-		u64 now = ktime_get_ns();
-
 		gc->expect = false;
-		raw_spin_lock(&gc->lock);
-		gc->cnt[GC_WOKEN]++;
-		girq_trace_delta(gc, GIRQ_EV_WAKE, &gc->req, 0, false, now);
-		raw_spin_unlock(&gc->lock);
+		girq_woken(gc, &gc->req, now);
 	} else {
 		girq_settle(gc);
+		if (atomic_read(&girq_unsettled))
+			girq_waking_task(gc, p, now);
 	}
 	local_irq_restore(flags);
 }
@@ -476,10 +601,19 @@ static void girq_waking(void *data, struct task_struct *p)
  * busy to the requests until its next run, which only changes how those
  * are counted, never a latency.
  */
-static const char * const girq_run_fns[] = { "irq_thread_fn", "irq_forced_thread_fn" };
-#define GIRQ_RUN_FNS	ARRAY_SIZE(girq_run_fns)
+enum { GIRQ_RUN_THREAD_FN, GIRQ_RUN_FORCED_FN, GIRQ_RUN_FNS };
 
-static int girq_run_start(struct kprobe *kp, struct pt_regs *regs)
+static const char * const girq_run_fns[GIRQ_RUN_FNS] = {
+	[GIRQ_RUN_THREAD_FN] = "irq_thread_fn",
+	[GIRQ_RUN_FORCED_FN] = "irq_forced_thread_fn",
+};
+
+/*
+ * The run of the current IRQ thread starts: it serves what is pending.
+ * Newer kernels' irq_forced_thread_fn() calls irq_thread_fn(): that is the
+ * same run.
+ */
+static void girq_run_start(bool forced)
 {
 	struct task_struct *t = current;
 	struct girq_bucket *b = girq_bucket_of(t->pid);
@@ -495,20 +629,35 @@ static int girq_run_start(struct kprobe *kp, struct pt_regs *regs)
 	now = ktime_get_ns();
 	raw_spin_lock(&b->lock);
 	s = girq_find(b, id.pid, id.tstart);
+	if (s && s->in_run && s->run_forced && !forced) {
+		s->run_inner = true;
+		raw_spin_unlock(&b->lock);
+		local_irq_restore(flags);
+		return;
+	}
 	if (!s)
 		s = girq_alloc(b, &id);
 	if (s) {
-		if (s->pending) {
-			served = *s;
-			s->pending = 0;
-		}
+		served = *s;
+		if (s->unsettled)
+			atomic_dec(&girq_unsettled);
+		s->pending = 0;
+		s->unsettled = false;
 		s->in_run = true;
+		s->run_forced = forced;
+		s->run_inner = false;
+		s->run_served = served.pending;
+		s->run_req = served.req;
+		s->run_start = now;
 	}
 	raw_spin_unlock(&b->lock);
 	raw_spin_lock(&gc->lock);
 	if (served.pending) {
 		gc->cnt[GC_RUNS]++;
 		gc->cnt[GC_RUN_REQUESTS] += served.pending;
+		/* Not woken: it ran again without sleeping. */
+		gc->cnt[GC_RUNNING] += served.unsettled;
+		gc->cnt[GC_FORCED_UNMARKED] += forced != (served.req.mark == GIRQ_FORCED);
 		girq_trace_delta(gc, GIRQ_EV_THREAD, &served.req, served.pending - 1,
 				 served.busy, now);
 	} else {
@@ -516,23 +665,75 @@ static int girq_run_start(struct kprobe *kp, struct pt_regs *regs)
 	}
 	raw_spin_unlock(&gc->lock);
 	local_irq_restore(flags);
+}
+
+static int girq_run_start_thread(struct kprobe *kp, struct pt_regs *regs)
+{
+	girq_run_start(false);
 	return 0;
+}
+
+static int girq_run_start_forced(struct kprobe *kp, struct pt_regs *regs)
+{
+	girq_run_start(true);
+	return 0;
+}
+
+/*
+ * A forced thread's run of the driver's handler ended at @now, returning
+ * @ret: its time, under the action's name marked "forced handler", and if
+ * it asked for the driver's thread function, the request to the secondary
+ * thread (irq/N-s-name), which the IRQ core wakes after this
+ * (irq_wake_secondary()); interrupts off.
+ */
+static void girq_forced_end(struct girq_cpu *gc, const struct girq_slot *run, int ret, u64 now)
+{
+	struct irqaction *sec = run->run_req.action->secondary;
+	struct girq_req r = run->run_req;
+
+	girq_set_name(r.name, r.action->name, GIRQ_FORCED_HANDLER);
+	r.mark = GIRQ_FORCED_HANDLER;
+	raw_spin_lock(&gc->lock);
+	gc->cnt[GC_FORCED]++;
+	girq_agg_add(gc, GIRQ_EV_HANDLER, r.irq, r.name, now - run->run_start);
+	if (trace_kprof_girq_handler_enabled())
+		trace_kprof_girq_handler(r.irq, r.name, ret, now - run->run_start,
+					 ++gc->seq[GIRQ_EV_HANDLER]);
+	raw_spin_unlock(&gc->lock);
+	if (ret != IRQ_WAKE_THREAD || !sec || !sec->thread)
+		return;
+	r.pid = sec->thread->pid;
+	r.tstart = sec->thread->start_time;
+	r.action = sec;
+	girq_request(gc, &r, true);
 }
 
 static int girq_run_end(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct task_struct *t = current;
 	struct girq_bucket *b = girq_bucket_of(t->pid);
-	struct girq_slot *s;
+	struct girq_slot *s, run = {};
 	unsigned long flags;
+	u64 now;
 
-	raw_spin_lock_irqsave(&b->lock, flags);
+	local_irq_save(flags);
+	girq_settle(this_cpu_ptr(&girq_cpus));
+	now = ktime_get_ns();
+	raw_spin_lock(&b->lock);
 	s = girq_find(b, t->pid, t->start_time);
-	if (s) {
+	if (s && s->run_inner) {
+		s->run_inner = false;	/* the end of the inner call only */
+	} else if (s) {
+		if (s->in_run)
+			run = *s;
 		s->in_run = false;
 		girq_put(b, s);
 	}
-	raw_spin_unlock_irqrestore(&b->lock, flags);
+	raw_spin_unlock(&b->lock);
+	/* A forced action's run: only one that served a request knows it. */
+	if (run.run_forced && run.run_served && run.run_req.mark == GIRQ_FORCED)
+		girq_forced_end(this_cpu_ptr(&girq_cpus), &run, regs_return_value(regs), now);
+	local_irq_restore(flags);
 	return 0;
 }
 
@@ -563,7 +764,8 @@ static void girq_run_probes_on(void)
 	for (i = 0; i < GIRQ_RUN_FNS; i++) {
 		girq_run_kp[i] = (struct kprobe) {
 			.symbol_name = girq_run_fns[i],
-			.pre_handler = girq_run_start,
+			.pre_handler = i == GIRQ_RUN_FORCED_FN ? girq_run_start_forced :
+				       girq_run_start_thread,
 		};
 		girq_run_krp[i] = (struct kretprobe) {
 			.kp.symbol_name = girq_run_fns[i],
@@ -609,6 +811,129 @@ static unsigned long girq_run_ends_missed(void)
 	return n;
 }
 
+/*
+ * The nested probe: a kretprobe on handle_nested_irq(), which an interrupt
+ * controller on a slow bus (regmap-irq, GPIO expanders, PMICs) calls from
+ * its own IRQ thread for each child IRQ; the child's thread function runs
+ * there, with no irq_handler_entry/exit. The entry reads the child's IRQ
+ * number (the argument: kernels whose kprobes can read arguments,
+ * compat.h) and its action's name. Every child gets its handler's time
+ * (kprof_girq_handler, ret -1: handle_nested_irq() returns nothing); a child
+ * handled in a measured run of an IRQ thread also gets entry_to_running
+ * (kprof_girq_thread), from that run's first request's hard-IRQ entry to
+ * the child's start. Both under the child action's name marked nested.
+ */
+struct girq_nested {
+	u64 start;
+	u64 entry;		/* the parent run's first request's, or 0 */
+	int irq;
+	int hard_cpu;
+	char name[GIRQ_NAME_LEN];
+};
+
+static bool girq_nested_probe;	/* registered */
+
+/* The current task's run, if it is an IRQ thread's that served a request. */
+static void girq_parent(struct girq_nested *n)
+{
+	struct task_struct *t = current;
+	struct girq_bucket *b = girq_bucket_of(t->pid);
+	struct girq_slot *s;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&b->lock, flags);
+	s = girq_find(b, t->pid, t->start_time);
+	if (s && s->in_run && s->run_served) {
+		n->entry = s->run_req.entry;
+		n->hard_cpu = s->run_req.hard_cpu;
+	}
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+}
+
+static int girq_nested_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct girq_nested *n = (struct girq_nested *)ri->data;
+	unsigned int irq = kprof_kprobe_arg(regs, 0);
+	struct irq_data *d = irq_get_irq_data(irq);
+	struct irqaction *action;
+
+	/* Without an action, or disabled, handle_nested_irq() runs none. */
+	if (!d || irqd_irq_disabled(d))
+		return 1;
+	action = READ_ONCE(irq_data_to_desc(d)->action);
+	if (!action)
+		return 1;
+	n->irq = irq;
+	n->entry = 0;
+	girq_parent(n);
+	girq_set_name(n->name, action->name, GIRQ_NESTED);
+	n->start = ktime_get_ns();
+	return 0;
+}
+
+static int girq_nested_end(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	const struct girq_nested *n = (const struct girq_nested *)ri->data;
+	struct girq_req r = { .irq = n->irq, .hard_cpu = n->hard_cpu, .entry = n->entry };
+	struct girq_cpu *gc;
+	unsigned long flags;
+	u64 now;
+
+	local_irq_save(flags);
+	gc = this_cpu_ptr(&girq_cpus);
+	girq_settle(gc);
+	now = ktime_get_ns();
+	memcpy(r.name, n->name, sizeof(r.name));
+	raw_spin_lock(&gc->lock);
+	gc->cnt[GC_NESTED]++;
+	gc->cnt[GC_NESTED_ORPHANS] += !n->entry;
+	girq_agg_add(gc, GIRQ_EV_HANDLER, n->irq, n->name, now - n->start);
+	if (trace_kprof_girq_handler_enabled())
+		trace_kprof_girq_handler(n->irq, n->name, -1, now - n->start,
+					 ++gc->seq[GIRQ_EV_HANDLER]);
+	girq_trace_delta(gc, GIRQ_EV_THREAD, &r, 0, false, n->start);
+	raw_spin_unlock(&gc->lock);
+	local_irq_restore(flags);
+	return 0;
+}
+
+static struct kretprobe girq_nested_krp;
+
+static void girq_nested_probe_off(void)
+{
+	if (!girq_nested_probe)
+		return;
+	unregister_kretprobe(&girq_nested_krp);
+	girq_nested_probe = false;
+}
+
+/* Register the nested probe, where kprobes can read arguments. */
+static void girq_nested_probe_on(void)
+{
+	int ret = -EOPNOTSUPP;
+
+	girq_nested_krp = (struct kretprobe) {
+		.kp.symbol_name = "handle_nested_irq",
+		.entry_handler = girq_nested_entry,
+		.handler = girq_nested_end,
+		.data_size = sizeof(struct girq_nested),
+		.maxactive = GIRQ_RUN_MAXACTIVE,
+	};
+	if (KPROF_KPROBE_ARGS)
+		ret = register_kretprobe(&girq_nested_krp);
+	/* It takes locks the hard-IRQ probes take. */
+	if (!ret && kprof_kprobe_in_nmi(&girq_nested_krp.kp)) {
+		unregister_kretprobe(&girq_nested_krp);
+		ret = -EOPNOTSUPP;
+	}
+	if (!ret) {
+		girq_nested_probe = true;
+		return;
+	}
+	pr_warn("no probe on handle_nested_irq (%d%s): nested IRQs are not measured\n", ret,
+		KPROF_KPROBE_ARGS ? "" : ": kprobes cannot read arguments on this architecture");
+}
+
 /* Attaching and detaching, from a work item. */
 
 struct girq_tp {
@@ -650,7 +975,7 @@ static void girq_lookup(struct tracepoint *tp, void *priv)
 /* Forget every pending request; no probe runs. */
 static void girq_reset(void)
 {
-	u64 dropped = 0, running = 0;
+	u64 dropped = 0, running = 0, unsettled = 0;
 	int cpu, i, w;
 
 	for_each_possible_cpu(cpu) {
@@ -669,15 +994,24 @@ static void girq_reset(void)
 		for (w = 0; w < GIRQ_WAYS; w++) {
 			struct girq_slot *s = &girq_hash[i].slot[w];
 
-			if (s->used)
+			if (s->used) {
 				dropped += s->pending;
+				/*
+				 * A task's request can be preempted before
+				 * its waking, which may come after
+				 * sched_waking's probe is gone: not known.
+				 */
+				unsettled += s->unsettled;
+			}
 			s->used = false;
 		}
 		girq_hash[i].used = 0;
 	}
+	atomic_set(&girq_unsettled, 0);
 	raw_spin_lock_irq(&this_cpu_ptr(&girq_cpus)->lock);
 	this_cpu_ptr(&girq_cpus)->cnt[GC_DROPPED] += dropped;
 	this_cpu_ptr(&girq_cpus)->cnt[GC_RUNNING] += running;
+	this_cpu_ptr(&girq_cpus)->cnt[GC_UNSETTLED] += unsettled;
 	raw_spin_unlock_irq(&this_cpu_ptr(&girq_cpus)->lock);
 }
 
@@ -700,6 +1034,7 @@ static void girq_detach_locked(void)
 							 girq_tps[i].probe, NULL));
 	}
 	tracepoint_synchronize_unregister();
+	girq_nested_probe_off();
 	girq_run_probes_off();
 	girq_attached = false;
 	preempt_disable();
@@ -735,6 +1070,7 @@ static int girq_attach_locked(void)
 		}
 	/* First: a request counts as measured only once runs are seen. */
 	girq_run_probes_on();
+	girq_nested_probe_on();
 	for (i = 0; i < ARRAY_SIZE(girq_tps); i++) {
 		ret = tracepoint_probe_register(girq_tps[i].tp, girq_tps[i].probe, NULL);
 		if (ret)
@@ -748,6 +1084,7 @@ unwind:
 	while (--i >= 0)
 		tracepoint_probe_unregister(girq_tps[i].tp, girq_tps[i].probe, NULL);
 	tracepoint_synchronize_unregister();
+	girq_nested_probe_off();
 	girq_run_probes_off();
 	preempt_disable();
 	girq_reset();
@@ -948,6 +1285,9 @@ static int girq_counters_show(struct seq_file *m, void *v)
 	seq_printf(m, "attached: %d\n", girq_attached);
 	seq_printf(m, "run_probes: %d\n", girq_run_probes);
 	seq_printf(m, "run_ends_missed: %lu\n", girq_run_ends_missed());
+	seq_printf(m, "nested_probe: %d\n", girq_nested_probe);
+	seq_printf(m, "nested_ends_missed: %d\n",
+		   girq_nested_probe ? girq_nested_krp.nmissed : 0);
 	mutex_unlock(&girq_mutex);
 	for (i = 0; i < GC_NR; i++)
 		seq_printf(m, "%s: %llu\n", girq_counter_names[i], sum[i]);

@@ -24,6 +24,26 @@
  * debugfs kprof_test_board/served lists, per run in order, that delta
  * and whether its first request came while the thread was in a run
  * (busy); then the totals.
+ *
+ * pattern=forced: a driver with both a primary handler (@parent_us) and a
+ * thread function (@child_us), without IRQF_ONESHOT, as most drivers
+ * request them; under threadirqs or PREEMPT_RT the IRQ core forces the
+ * primary into the action's thread and the thread function into a
+ * secondary thread (irq/N-s-kprof_board_forced). The primary always asks
+ * for the thread function. The oracle mirrors both threads' run flags from
+ * the timer's raising of the IRQ: per thread, the runs that served a raise
+ * (and the sum of their deltas from the first raise they served to the
+ * function's start), the idle runs, and the function's own time.
+ *
+ * pattern=nested: a parent IRQ whose thread function (@parent_us, then the
+ * child) calls handle_nested_irq() for a child IRQ, as regmap-irq and the
+ * GPIO expanders and PMICs on I2C do; the child (IRQ marked nested, no
+ * thread of its own) spends @child_us in its thread function, in the
+ * parent's thread. The oracle: the same for the parent's thread and for
+ * the child, whose delta runs from the first raise its parent's run served.
+ *
+ * debugfs kprof_test_board/served holds the oracle of forced and nested
+ * as "key value" lines, with "quiet 1" once every raise has been served.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -57,7 +77,7 @@ module_param(child_us, uint, 0444);
 MODULE_PARM_DESC(child_us, "the child's hard handler's time");
 static char *pattern = "demux";
 module_param(pattern, charp, 0444);
-MODULE_PARM_DESC(pattern, "demux or sleep");
+MODULE_PARM_DESC(pattern, "demux, sleep, forced or nested");
 static char *sleep = "msleep";
 module_param(sleep, charp, 0444);
 MODULE_PARM_DESC(sleep, "pattern=sleep: how the thread sleeps, msleep or completion");
@@ -74,11 +94,14 @@ module_param_named(child_runs, child_runs.counter, int, 0444);
 enum { HW_PARENT, HW_CHILD, NR_HW };
 #define HW_SLEEP	HW_PARENT	/* pattern=sleep's one IRQ */
 
+enum { P_DEMUX, P_SLEEP, P_FORCED, P_NESTED, NR_PATTERNS };
+static const char * const patterns[NR_PATTERNS] = { "demux", "sleep", "forced", "nested" };
+static int pat;
+
 static struct irq_domain *domain;
 static unsigned int virq[NR_HW];
 static struct hrtimer timer;
 static unsigned int raised;
-static bool sleeping;		/* pattern=sleep */
 static bool use_completion;	/* sleep=completion */
 
 /* pattern=sleep's oracle; under its lock. */
@@ -169,11 +192,132 @@ static irqreturn_t sleep_thread(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+/*
+ * pattern=forced and nested: a thread's run flag mirrored, the raise it
+ * serves from, and its runs; under o.lock.
+ */
+struct mirror {
+	bool due;
+	u64 first;
+	unsigned int runs, idle_runs;
+	u64 delta_sum;		/* from the first raise served to the start */
+	u64 own_sum;		/* the function's own time */
+};
+
+static struct mirror primary, secondary;	/* forced; nested: parent, child */
+static u64 serving;		/* the raise the current primary (parent) run serves */
+
+/* A raise for @m's thread at @t; o.lock held. */
+static void mirror_raise(struct mirror *m, u64 t)
+{
+	if (!m->due) {
+		m->due = true;
+		m->first = t;
+	}
+}
+
+/* @m's thread function starts at @now: the raise it serves, or 0; o.lock held. */
+static u64 mirror_start(struct mirror *m, u64 now)
+{
+	if (!m->due) {
+		m->idle_runs++;
+		return 0;
+	}
+	m->due = false;
+	m->runs++;
+	m->delta_sum += now - m->first;
+	return m->first;
+}
+
+/* The forced primary runs with interrupts off (irq_forced_thread_fn()). */
+static void mirror_own(struct mirror *m, u64 start)
+{
+	u64 now = ktime_get_ns();
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&o.lock, flags);
+	m->own_sum += now - start;
+	raw_spin_unlock_irqrestore(&o.lock, flags);
+}
+
+/*
+ * Spin @us by the clock the tracker reads: udelay() under TCG runs far off
+ * its time, either way.
+ */
+static void spin_us(unsigned int us)
+{
+	u64 end = ktime_get_ns() + (u64)us * NSEC_PER_USEC;
+
+	while (ktime_get_ns() < end)
+		cpu_relax();
+}
+
+/* forced: the driver's primary handler, in its forced thread. */
+static irqreturn_t forced_primary(int irq, void *data)
+{
+	u64 now = ktime_get_ns();
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&o.lock, flags);
+	serving = mirror_start(&primary, now) ?: now;
+	raw_spin_unlock_irqrestore(&o.lock, flags);
+	spin_us(parent_us);
+	mirror_own(&primary, now);
+	/* The IRQ core wakes the secondary when this returns. */
+	raw_spin_lock_irqsave(&o.lock, flags);
+	mirror_raise(&secondary, serving);
+	raw_spin_unlock_irqrestore(&o.lock, flags);
+	return IRQ_WAKE_THREAD;
+}
+
+/* forced: the thread function, in the secondary thread; nested: the child. */
+static irqreturn_t second_thread(int irq, void *data)
+{
+	u64 now = ktime_get_ns();
+
+	raw_spin_lock_irq(&o.lock);
+	if (pat == P_NESTED)
+		mirror_raise(&secondary, serving);
+	mirror_start(&secondary, now);
+	raw_spin_unlock_irq(&o.lock);
+	spin_us(child_us);
+	mirror_own(&secondary, now);
+	return IRQ_HANDLED;
+}
+
+/* nested: the parent's thread function demultiplexes to the child. */
+static irqreturn_t nested_parent(int irq, void *data)
+{
+	u64 now = ktime_get_ns();
+
+	raw_spin_lock_irq(&o.lock);
+	serving = mirror_start(&primary, now) ?: now;
+	raw_spin_unlock_irq(&o.lock);
+	spin_us(parent_us);
+	mirror_own(&primary, now);
+	handle_nested_irq(virq[HW_CHILD]);
+	return IRQ_HANDLED;
+}
+
+static void mirror_show(struct seq_file *m, const char *name, const struct mirror *r)
+{
+	seq_printf(m, "%s_runs %u\n%s_idle_runs %u\n%s_delta_sum %llu\n%s_own_sum %llu\n",
+		   name, r->runs, name, r->idle_runs, name, r->delta_sum, name, r->own_sum);
+}
+
 static int served_show(struct seq_file *m, void *v)
 {
 	unsigned int i;
 
 	raw_spin_lock_irq(&o.lock);
+	if (pat != P_SLEEP) {
+		mirror_show(m, "primary", &primary);
+		mirror_show(m, "secondary", &secondary);
+		seq_printf(m, "raised %u\nquiet %d\n", raised,
+			   raised >= irqs && !primary.due && !secondary.due);
+		raw_spin_unlock_irq(&o.lock);
+		return 0;
+	}
 	for (i = 0; i < o.runs; i++)
 		seq_printf(m, "run %llu %d\n", o.log[i].delta_ns, o.log[i].busy);
 	seq_printf(m, "requests %u\nbusy %u\ncoalesced %u\nruns %u\nidle_runs %u\nquiet %d\n",
@@ -186,6 +330,11 @@ DEFINE_SHOW_ATTRIBUTE(served);
 
 static enum hrtimer_restart board_timer(struct hrtimer *t)
 {
+	if (pat == P_FORCED || pat == P_NESTED) {
+		raw_spin_lock(&o.lock);
+		mirror_raise(&primary, ktime_get_ns());
+		raw_spin_unlock(&o.lock);
+	}
 	generic_handle_irq(virq[HW_PARENT]);
 	if (++raised >= irqs)
 		return HRTIMER_NORESTART;
@@ -219,6 +368,45 @@ static int request_demux(void)
 	return ret;
 }
 
+static void oracle_file(void)
+{
+	dir = debugfs_create_dir("kprof_test_board", NULL);
+	debugfs_create_file("served", 0400, dir, NULL, &served_fops);
+}
+
+static int request_forced(void)
+{
+	int ret;
+
+	ret = request_threaded_irq(virq[HW_PARENT], forced_primary, second_thread, 0,
+				   "kprof_board_forced", NULL);
+	if (ret)
+		return ret;
+	oracle_file();
+	pr_info("forced IRQ %u\n", virq[HW_PARENT]);
+	return 0;
+}
+
+static int request_nested(void)
+{
+	int ret;
+
+	irq_set_nested_thread(virq[HW_CHILD], true);
+	ret = request_threaded_irq(virq[HW_CHILD], NULL, second_thread, IRQF_ONESHOT,
+				   "kprof_board_nchild", NULL);
+	if (ret)
+		return ret;
+	ret = request_threaded_irq(virq[HW_PARENT], NULL, nested_parent, IRQF_ONESHOT,
+				   "kprof_board_nparent", NULL);
+	if (ret) {
+		free_irq(virq[HW_CHILD], NULL);
+		return ret;
+	}
+	oracle_file();
+	pr_info("nested parent IRQ %u, child IRQ %u\n", virq[HW_PARENT], virq[HW_CHILD]);
+	return 0;
+}
+
 static int request_sleep(void)
 {
 	int ret;
@@ -234,8 +422,7 @@ static int request_sleep(void)
 		kfree(o.log);
 		return ret;
 	}
-	dir = debugfs_create_dir("kprof_test_board", NULL);
-	debugfs_create_file("served", 0400, dir, NULL, &served_fops);
+	oracle_file();
 	pr_info("sleep IRQ %u (%s, %u us)\n", virq[HW_SLEEP], sleep, sleep_us);
 	return 0;
 }
@@ -252,10 +439,9 @@ static int __init kprof_test_board_init(void)
 {
 	int ret = -ENOMEM, i;
 
-	sleeping = !strcmp(pattern, "sleep");
+	pat = match_string(patterns, NR_PATTERNS, pattern);
 	use_completion = !strcmp(sleep, "completion");
-	if ((!sleeping && strcmp(pattern, "demux")) ||
-	    (!use_completion && strcmp(sleep, "msleep")) || !irqs || !period_us)
+	if (pat < 0 || (!use_completion && strcmp(sleep, "msleep")) || !irqs || !period_us)
 		return -EINVAL;
 	domain = irq_domain_create_linear(NULL, NR_HW, &board_domain_ops, NULL);
 	if (!domain)
@@ -265,7 +451,19 @@ static int __init kprof_test_board_init(void)
 		if (!virq[i])
 			goto err_map;
 	}
-	ret = sleeping ? request_sleep() : request_demux();
+	switch (pat) {
+	case P_SLEEP:
+		ret = request_sleep();
+		break;
+	case P_FORCED:
+		ret = request_forced();
+		break;
+	case P_NESTED:
+		ret = request_nested();
+		break;
+	default:
+		ret = request_demux();
+	}
 	if (ret)
 		goto err_map;
 	kprof_hrtimer_setup(&timer, board_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
@@ -284,11 +482,13 @@ static void __exit kprof_test_board_exit(void)
 	int i;
 
 	hrtimer_cancel(&timer);
-	if (sleeping) {
+	if (pat == P_SLEEP) {
 		free_sleep();
 	} else {
+		debugfs_remove_recursive(dir);
 		free_irq(virq[HW_PARENT], NULL);
-		free_irq(virq[HW_CHILD], NULL);
+		if (pat != P_FORCED)
+			free_irq(virq[HW_CHILD], NULL);
 	}
 	for (i = NR_HW - 1; i >= 0; i--)
 		irq_dispose_mapping(virq[i]);
@@ -298,5 +498,5 @@ static void __exit kprof_test_board_exit(void)
 module_init(kprof_test_board_init);
 module_exit(kprof_test_board_exit);
 
-MODULE_DESCRIPTION("kprof test: board interrupt patterns (demultiplexing, a thread that sleeps) on a software IRQ domain");
+MODULE_DESCRIPTION("kprof test: board interrupt patterns (demultiplexing, a thread that sleeps, forced threading, nested IRQs) on a software IRQ domain");
 MODULE_LICENSE("GPL");

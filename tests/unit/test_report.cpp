@@ -238,6 +238,25 @@ BOOST_AUTO_TEST_CASE(csv_rows_and_units)
 	BOOST_TEST(csv.find("span:packet,\"nic,0\",all,1,1.5,1.5,0,1.5,1.5,1.5,1.5,1.5\n") != std::string::npos);
 }
 
+// What the tracker cannot measure is said: run probes, nested probe, both;
+// nothing while detached (its probe lines say 0 then) or with all probes.
+BOOST_AUTO_TEST_CASE(tracker_probe_notes)
+{
+	const auto note = [](uint64_t attached, uint64_t run, uint64_t nested) {
+		return tracker_probe_note(
+			parse_counters("attached: " + std::to_string(attached) + "\nrun_probes: " + std::to_string(run) +
+				       "\nnested_probe: " + std::to_string(nested) + "\n"));
+	};
+	BOOST_TEST(note(1, 1, 1).empty());
+	BOOST_TEST(note(0, 0, 0).empty());
+	BOOST_TEST(note(1, 0, 1).find("no entry_to_running") != std::string::npos);
+	BOOST_TEST(note(1, 0, 1).find("nested") == std::string::npos);
+	BOOST_TEST(note(1, 1, 0).find("handle_nested_irq()") != std::string::npos);
+	BOOST_TEST(note(1, 1, 0).find("run probes") == std::string::npos);
+	BOOST_TEST(note(1, 0, 0).find("; ") != std::string::npos);
+	BOOST_TEST(tracker_probe_note(parse_counters("attached: 1\n")).empty());	// an older kprof.ko
+}
+
 BOOST_AUTO_TEST_CASE(counters_file)
 {
 	const std::string text = "cpu irqs thread_runs spans\n0 3 2 1\n1 4 4 0\nirqs: 7\nthread_runs: 6\nspans: 1\n";

@@ -205,9 +205,21 @@ wait_attached() {
 }
 
 # json_irq FILE IRQ NAME: "handlers requests woken runs coalesced busy unserved"
-# of one IRQ in a flattened kprofctl irq report
+# of one IRQ in a flattened kprofctl irq report (NAME may hold spaces:
+# "name (forced)")
 json_irq() {
-	grep "^irq $2 $3 " "$1" | cut -d' ' -f4-
+	awk -v k="irq $2 $3 " 'index($0, k) == 1 { print $(NF - 6), $(NF - 5), $(NF - 4), $(NF - 3), $(NF - 2), $(NF - 1), $NF }' "$1"
+}
+
+# girq_field FILE EVENT NAME FIELD: FIELD of each kprof_girq_EVENT of the
+# action NAME (spaces and all) in trace text FILE, one per line
+girq_field() {
+	grep -F " kprof_girq_$2: irq=" "$1" | grep -F " name=$3 " | sed "s/.* $4=\([0-9-]*\).*/\1/"
+}
+
+# sum_mean: "COUNT SUM MEAN" of the numbers on stdin (MEAN 0 if none)
+sum_mean() {
+	awk '{ s += $1; n++ } END { printf "%d %d %d\n", n, s, n ? s / n : 0 }'
 }
 
 # irq_quiet IRQ: wait until the IRQ's count stops moving for 0.3 s (a

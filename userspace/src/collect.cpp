@@ -2,6 +2,7 @@
 #include "collect.hpp"
 
 #include "commands.hpp"
+#include "counters.hpp"
 #include "export.hpp"
 #include "sys.hpp"
 
@@ -201,9 +202,7 @@ void Session::wait_attached(Collected &c)
 		const auto all = sys::read_girq_counters(*plan_.dbg);
 		const auto &ctr = all.at(kGirqScope);
 		if (ctr.count("attached") && ctr.at("attached") == 1) {
-			if (ctr.count("run_probes") && ctr.at("run_probes") == 0)
-				c.note = "kprof.ko could not put its run probes (kprobes) on the IRQ core (see dmesg): "
-					 "IRQ threads' runs are not measured, no entry_to_running";
+			c.note = tracker_probe_note(ctr);
 			return;
 		}
 		std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -81,4 +81,20 @@ uint64_t counter_moved(const DeviceCounters &c0, const DeviceCounters &c1, const
 	return n;
 }
 
+std::string tracker_probe_note(const std::map<std::string, uint64_t> &c)
+{
+	const auto off = [&](const char *probe) { return c.count(probe) && c.at(probe) == 0; };
+	std::string note;
+	if (off("attached"))
+		return note;	// the probes are not there to be seen
+	if (off("run_probes"))
+		note = "kprof.ko could not put its run probes (kprobes) on the IRQ core (see dmesg): "
+		       "IRQ threads' runs are not measured, no entry_to_running";
+	if (off("nested_probe"))
+		note += std::string(note.empty() ? "" : "; ") +
+			"kprof.ko could not probe handle_nested_irq() (see dmesg): child IRQs of "
+			"interrupt controllers on slow buses (nested) are not measured";
+	return note;
+}
+
 }  // namespace kprof

@@ -34,4 +34,9 @@ using DeviceCounters = std::map<std::string, std::map<std::string, uint64_t>>;
 uint64_t counter_moved(const DeviceCounters &c0, const DeviceCounters &c1, const std::string &name,
 		       const std::optional<std::string> &device);
 
+// What kprof/girq_counters says the IRQ tracker cannot measure on this
+// kernel (its run probes or its nested probe missing), as a note for the
+// report; empty when it measures everything.
+std::string tracker_probe_note(const std::map<std::string, uint64_t> &girq_counters);
+
 }  // namespace kprof

@@ -6,6 +6,7 @@
 #include "analysis.hpp"
 #include "collect.hpp"
 #include "commands.hpp"
+#include "counters.hpp"
 #include "sys.hpp"
 
 #include <fstream>
@@ -134,12 +135,16 @@ int run_in_kernel(const IrqOptions &opts, const Plan &plan)
 	KernelStats ks;
 	Report rep;
 	rep.title = "irq";
+	std::string note;
 	in_kernel_window(plan, kGirqAggregateFile, opts, ks, rep, [&] {
 		if (const auto text = sys::read_file(*plan.dbg + "/" + kGirqHistFile))
 			load_girq_hist(*text, opts.irqs, opts.per_cpu, ks);
 		else
 			throw std::runtime_error("cannot read kprof/" + std::string(kGirqHistFile));
+		note = tracker_probe_note(sys::read_girq_counters(*plan.dbg).at(kGirqScope));
 	});
+	if (!note.empty())
+		rep.check_note += "; " + note;
 	fill_rows(opts, ks.totals, ks.per_cpu, rep);
 	render(opts, rep);
 	return 0;

@@ -162,11 +162,21 @@ TRACE_EVENT_FN(kprof_span,
 /*
  * The generic IRQ tracker (kmod/kprof_irq.c): any IRQ of any driver, no
  * instrumentation needed. Enabling any kprof_girq_* event attaches kprof's
- * probes to the kernel's irq:irq_handler_entry/exit, sched:sched_waking,
- * sched:sched_wakeup and sched:sched_switch tracepoints, from a work item
- * shortly after (debugfs kprof/girq_counters says "attached: 1"); disabling
- * the last one detaches them. @name is the irqaction's name as in
- * /proc/interrupts, @irq the Linux IRQ number.
+ * probes to the kernel's irq:irq_handler_entry/exit and sched:sched_waking
+ * tracepoints, and its kprobes on the IRQ core's thread runs and on
+ * handle_nested_irq(), from a work item shortly after (debugfs
+ * kprof/girq_counters says "attached: 1"); disabling the last one detaches
+ * them. @name is the irqaction's name as in /proc/interrupts, with a mark
+ * for the rows of forced threading and nested IRQs:
+ *  "NAME (forced)"	a forced-threaded action (threadirqs, PREEMPT_RT):
+ *			its hard part (irq_default_primary_handler()) and
+ *			the thread that runs the driver's handler;
+ *  "NAME (forced handler)"	the driver's handler, timed in that thread,
+ *			and the secondary thread (irq/N-s-NAME) that runs
+ *			the driver's thread function;
+ *  "NAME (nested)"	a child IRQ handled by handle_nested_irq() in its
+ *			parent's thread.
+ * @irq is the Linux IRQ number.
  *
  * Their @seq counts the events of that kind emitted on the CPU that emitted
  * this one (its ring buffer), this one included; kprof/girq_emitted shows
@@ -176,10 +186,13 @@ TRACE_EVENT_FN(kprof_span,
 /**
  * kprof_girq_handler - one run of a hard (primary) IRQ handler
  * @irq:	Linux IRQ number
- * @name:	the irqaction's name
+ * @name:	the irqaction's name (marked: see above)
  * @ret:	what the handler returned (0 IRQ_NONE, 1 IRQ_HANDLED,
- *		2 IRQ_WAKE_THREAD)
- * @duration_ns: irq_handler_entry to irq_handler_exit
+ *		2 IRQ_WAKE_THREAD); -1 for a nested child (handle_nested_irq()
+ *		returns nothing)
+ * @duration_ns: irq_handler_entry to irq_handler_exit; for a forced
+ *		handler, its run in the thread (irq_forced_thread_fn()); for a
+ *		nested child, handle_nested_irq()
  * @seq:	see above
  */
 TRACE_EVENT_FN(kprof_girq_handler,
@@ -235,8 +248,9 @@ DECLARE_EVENT_CLASS(kprof_girq_delta,
 /**
  * kprof_girq_wake - a hard IRQ woke its sleeping IRQ thread
  * @irq:	Linux IRQ number
- * @name:	the irqaction's name
- * @hard_cpu:	CPU that took the IRQ (and emitted this event)
+ * @name:	the irqaction's name (marked: see above)
+ * @hard_cpu:	CPU that took the IRQ (and emitted this event, except for a
+ *		secondary thread, which the forced thread's CPU wakes)
  * @delta_ns:	irq_handler_entry to sched_waking of the action's thread
  * @coalesced:	always 0
  * @busy:	always 0
@@ -257,7 +271,7 @@ DEFINE_EVENT_FN(kprof_girq_delta, kprof_girq_wake,
 /**
  * kprof_girq_thread - an IRQ thread starts the run that serves a request
  * @irq:	Linux IRQ number of the first request the run serves
- * @name:	the irqaction's name
+ * @name:	the irqaction's name (marked: see above)
  * @hard_cpu:	CPU that took that IRQ
  * @delta_ns:	its irq_handler_entry to the run's start (the IRQ core's
  *		irq_thread_fn() or irq_forced_thread_fn(), just before the
@@ -268,6 +282,10 @@ DEFINE_EVENT_FN(kprof_girq_delta, kprof_girq_wake,
  *		handler (a handler that sleeps in its thread, or one still
  *		running): @delta_ns then holds the rest of that run
  * @seq:	see above
+ *
+ * A secondary thread's @delta_ns runs from the IRQ's entry too; a nested
+ * child's from its parent run's first IRQ's entry to the child's start
+ * (@coalesced and @busy 0).
  */
 DEFINE_EVENT_FN(kprof_girq_delta, kprof_girq_thread,
 	TP_PROTO(int irq, const char *name, int hard_cpu, u64 delta_ns,
