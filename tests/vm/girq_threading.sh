@@ -1,7 +1,8 @@
 # Which IRQs are threaded without any boot parameter. On PREEMPT_RT every
 # device IRQ is (forced threading): the tracker sees each one that fires
-# wake its irq/N thread. On a generic kernel the 8250 UART's is not: the
-# tracker reports its handler only.
+# wake its irq/N thread (its "NAME (forced)" row), and times the driver's
+# handler in that thread ("NAME (forced handler)"). On a generic kernel the
+# 8250 UART's is not: the tracker reports its handler only.
 # kprof-arch: amd64
 # kprof-qemu: -serial mon:stdio -serial null
 . /tests/lib.sh
@@ -45,18 +46,30 @@ awk 'FNR == 1 { n = NF; next } $1 ~ /^[0-9]+:$/ { s = 0; for (c = 2; c <= n + 1;
 	/tmp/int0 /tmp/int1 >/tmp/moved
 cat /tmp/moved
 grep -q "^$irq " /tmp/moved || fail "IRQ $irq did not fire"
+# row N [MARK]: "handlers requests woken runs coalesced busy unserved" of
+# IRQ N's first row (with MARK in its name)
+row() {
+	awk -v k="irq $1 " -v m="${2:-}" 'index($0, k) == 1 && (m == "" || index($0, m)) {
+		print $(NF - 6), $(NF - 5), $(NF - 4), $(NF - 3), $(NF - 2), $(NF - 1), $NF; exit }' /tmp/t.txt
+}
+mark=
+[ $rt = 0 ] || mark=" (forced) "
 while read -r n moved; do
-	set -- $(grep "^irq $n " /tmp/t.txt | head -n 1)
-	[ $# -eq 10 ] || fail "IRQ $n fired $moved times and is not in the report"
-	[ "$4" -ge "$moved" ] || fail "IRQ $n: $4 handler runs reported, /proc/interrupts moved $moved"
+	set -- $(row "$n" "$mark")
+	[ $# -eq 7 ] || fail "IRQ $n fired $moved times and has no${mark:+ forced} row in the report"
+	[ "$1" -ge "$moved" ] || fail "IRQ $n: $1 handler runs reported, /proc/interrupts moved $moved"
 	if [ $rt = 1 ]; then
-		# Forced threading: every handler is irq_default_primary_handler.
-		expect_eq "IRQ $n ($3): wake requests = handler runs" "$5" "$4"
-		[ "$7" -gt 0 ] || fail "IRQ $n ($3): no thread run"
+		# Forced threading: every hard part is irq_default_primary_handler.
+		expect_eq "IRQ $n (forced): wake requests = handler runs" "$2" "$1"
+		[ "$4" -gt 0 ] || fail "IRQ $n (forced): no thread run"
 		grep -q "^irq/$n-" /tmp/comm || fail "no irq/$n- thread"
+		set -- $(row "$n" " (forced handler) ")
+		[ $# -eq 7 ] && [ "$1" -gt 0 ] || fail "IRQ $n: the driver's handler not timed in its thread"
 	fi
 done </tmp/moved
-set -- $(json_irq /tmp/t.txt "$irq" ttyS1)
+name=ttyS1
+[ $rt = 0 ] || name="ttyS1 (forced)"
+set -- $(json_irq /tmp/t.txt "$irq" "$name")
 expect_irq_runs "ttyS1" "$1" "$(sed -n "s/^$irq //p" /tmp/moved)"
 if [ $rt = 1 ]; then
 	echo "ok: on PREEMPT_RT every IRQ that fired woke its thread, no boot parameter"

@@ -16,7 +16,9 @@ echo "ttyS1 uses IRQ $irq"
 # 200 KiB through the UART (10 KiB on PREEMPT_RT, which raises about one
 # IRQ per byte and reports "nobody cared" by itself above that:
 # tests/vm/tool_rt_uart.sh): every hard IRQ counted, each handler (forced
-# threading: irq_default_primary_handler) woke the irq/N-ttyS1 thread.
+# threading: irq_default_primary_handler, the row "ttyS1 (forced)") woke
+# the irq/N-ttyS1 thread, whose runs of the 8250 driver's handler are timed
+# (the row "ttyS1 (forced handler)").
 # The kernel's own irq:irq_handler_entry, recorded alongside, is the exact
 # oracle of handler runs; /proc/interrupts a near one (expect_irq_runs).
 K=$TR/instances/oracle
@@ -44,8 +46,9 @@ exec 3>&-
 awk -f /tests/kprofctl_json.awk /tmp/u.json >/tmp/u.txt
 grep -E '^(irq|stat|check|lost)' /tmp/u.txt
 grep -q '^lost false$' /tmp/u.txt || fail "events lost"
-set -- $(json_irq /tmp/u.txt "$irq" ttyS1)
-[ $# -eq 7 ] || fail "no per-IRQ line for IRQ $irq ttyS1"
+F="ttyS1 (forced)"
+set -- $(json_irq /tmp/u.txt "$irq" "$F")
+[ $# -eq 7 ] || fail "no per-IRQ line for IRQ $irq $F"
 # kprofctl's window lies inside the oracle's, and the UART is quiet
 # around both.
 expect_eq "tracker's handler runs = irq:irq_handler_entry events" "$1" "$(grep -c "irq_handler_entry: irq=$irq " $K/trace)"
@@ -54,7 +57,10 @@ expect_irq_runs "tracker vs /proc/interrupts" "$1" "$((after - before))"
 [ "$1" -gt 50 ] || fail "only $1 IRQs for $kib KiB"
 expect_eq "wake requests (threadirqs: every handler)" "$2" "$1"
 [ "$4" -gt 0 ] || fail "no thread run measured"
-grep -q "^stat entry_to_running $irq/ttyS1 null $4 " /tmp/u.txt || fail "entry_to_running count is not the runs"
+grep -qF "stat entry_to_running $irq/$F null $4 " /tmp/u.txt || fail "entry_to_running count is not the runs"
+runs=$4
+set -- $(json_irq /tmp/u.txt "$irq" "ttyS1 (forced handler)")
+expect_eq "the 8250 driver's handler timed in its thread, once per measured run" "$1" "$runs"
 
 # The IRQ is requested on open and freed on close: 30 cycles while the
 # tracker runs, with the thread's pid changing every time.
@@ -81,7 +87,7 @@ exec 3>&-
 awk -f /tests/kprofctl_json.awk /tmp/c.json >/tmp/c.txt
 grep -E '^(irq|lost)' /tmp/c.txt
 grep -q '^lost false$' /tmp/c.txt || fail "events lost across open/close cycles"
-set -- $(json_irq /tmp/c.txt "$irq" ttyS1)
+set -- $(json_irq /tmp/c.txt "$irq" "$F")
 expect_irq_runs "30 open/close cycles" "$1" "$((after - before))"
 [ "$4" -ge 30 ] || fail "$4 thread runs for 30 cycles"
 cat "$KP/girq_counters"

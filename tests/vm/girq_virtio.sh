@@ -44,13 +44,19 @@ for i in $irqs; do
 	name=$(qirq "$i")
 	moved=$(($(sed -n "s/^$i //p" /tmp/c1) - $(sed -n "s/^$i //p" /tmp/c0)))
 	[ "$moved" -gt 0 ] || continue
-	set -- $(json_irq /tmp/v.txt "$i" "$name")
-	[ $# -eq 7 ] || fail "no per-IRQ line for IRQ $i $name"
+	# threadirqs: the hard part is the row "NAME (forced)" (below).
+	set -- $(json_irq /tmp/v.txt "$i" "$name (forced)")
+	[ $# -eq 7 ] || fail "no per-IRQ line for IRQ $i $name (forced)"
 	expect_eq "IRQ $i: tracker's handler runs = irq:irq_handler_entry events" "$1" "$(grep -c "irq_handler_entry: irq=$i " $K/trace)"
 	expect_irq_runs "IRQ $i ($name)" "$1" "$moved"
 	expect_eq "IRQ $i: wake requests (threadirqs: every handler)" "$2" "$1"
 	[ "$4" -gt 0 ] || fail "IRQ $i: no thread run measured"
-	grep -q "^stat entry_to_running $i/$name null $4 " /tmp/v.txt || fail "IRQ $i: entry_to_running count is not the runs"
+	grep -qF "stat entry_to_running $i/$name (forced) null $4 " /tmp/v.txt ||
+		fail "IRQ $i: entry_to_running count is not the runs"
+	runs=$4
+	set -- $(json_irq /tmp/v.txt "$i" "$name (forced handler)")
+	expect_eq "IRQ $i: virtio's handler timed in its thread, once per measured run" "$1" "$runs"
+	set -- $(json_irq /tmp/v.txt "$i" "$name (forced)")
 	sum=$((sum + $1))
 done
 rmdir $K

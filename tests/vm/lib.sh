@@ -208,7 +208,9 @@ wait_attached() {
 # of one IRQ in a flattened kprofctl irq report (NAME may hold spaces:
 # "name (forced)")
 json_irq() {
-	awk -v k="irq $2 $3 " 'index($0, k) == 1 { print $(NF - 6), $(NF - 5), $(NF - 4), $(NF - 3), $(NF - 2), $(NF - 1), $NF }' "$1"
+	awk -v irq="$2" -v name="$3" '$1 == "irq" && $2 == irq {
+		n = $3; for (i = 4; i <= NF - 7; i++) n = n " " $i
+		if (n == name) print $(NF - 6), $(NF - 5), $(NF - 4), $(NF - 3), $(NF - 2), $(NF - 1), $NF }' "$1"
 }
 
 # girq_field FILE EVENT NAME FIELD: FIELD of each kprof_girq_EVENT of the
