@@ -111,8 +111,9 @@ count_events() {
 
 # check_irq_match FILE WHAT [TOL_NS]: thread events of one device (FILE, trace_clock
 # mono) must point back at the hard-IRQ entry they claim; allow 1 % misses
-# (at least one) for TCG stalls between a hook's clock read and the event's
-# timestamp.
+# (at least two) for TCG stalls between a hook's clock read and the event's
+# timestamp (2 of 46 once, on armhf next to other guests). A wrong claim is
+# a wrong model: it misses on most samples.
 check_irq_match() {
 	r=$(awk -v TOL="${3:-500000}" -f /tests/match_irq.awk "$1" 2>/tmp/match.err)
 	echo "$2: $r"
@@ -122,8 +123,8 @@ check_irq_match() {
 	[ "$2" -gt 0 ] || fail "$what: no thread event matched an IRQ entry"
 	# Only the first thread event of the trace can serve an earlier IRQ.
 	[ "$8" -le 1 ] || fail "$what: $8 thread events claim IRQ entries before the trace"
-	# 1 % of the samples, and at least one, may miss or miscount.
-	[ "$4" -le 1 ] || [ $(($4 * 100)) -le "$2" ] || fail "$what: $4 of $(($2 + $4)) thread events claim no real IRQ entry"
+	# 1 % of the samples may miss (at least two) or miscount (at least one).
+	[ "$4" -le 2 ] || [ $(($4 * 100)) -le "$2" ] || fail "$what: $4 of $(($2 + $4)) thread events claim no real IRQ entry"
 	[ "$6" -le 1 ] || [ $(($6 * 100)) -le "$2" ] || fail "$what: $6 of $2 thread events are not measured from their first IRQ"
 }
 
