@@ -74,7 +74,7 @@ $(STATIC)/CMakeCache.txt:
 	$(STATIC_ENV) $(CMAKE) -S . -B $(STATIC) -DCMAKE_BUILD_TYPE=Release -DKPROF_STATIC=ON -DKPROF_TESTS=OFF $(STATIC_OPT)
 
 static: $(STATIC)/CMakeCache.txt
-	$(CMAKE) --build $(STATIC) -j $(JOBS) --target kprofctl kprof-wfuzz
+	$(CMAKE) --build $(STATIC) -j $(JOBS) --target kprofctl kprof-wfuzz kprof-gpioev
 
 ifneq ($(CROSS_COMPILE),)
 $(STATIC)/CMakeCache.txt: | cross-check

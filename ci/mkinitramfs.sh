@@ -36,6 +36,8 @@ cp "$(guest_kmods_dir "$rel")"/*.ko "$root/lib/kmods/" 2>/dev/null || true
 cp "$kprofctl" "$root/usr/local/bin/kprofctl"
 # The debugfs write fuzzer of tests/vm/debugfs_fuzz.sh, built with it.
 cp "$(dirname "$kprofctl")/kprof-wfuzz" "$root/usr/local/bin/" 2>/dev/null || true
+# The gpio-sim line driver of tests/vm/girq_gpiosim.sh, built with it.
+cp "$(dirname "$kprofctl")/kprof-gpioev" "$root/usr/local/bin/" 2>/dev/null || true
 # x86 guests also get trace-cmd and the host's dynamic kprofctl as
 # kprofctl-dyn (report -i needs libtracecmd, of which Debian ships no
 # static build), with the libraries they load.
