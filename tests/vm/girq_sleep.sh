@@ -55,8 +55,10 @@ for how in msleep completion; do
 	# A request before the run probe (after the core took the run's
 	# request) is one both count as served by the run starting: the core's
 	# extra run is idle to both, and the tracker does not measure it.
+	# Those windows are a few instructions wide: 4 % of the runs (and 2) at
+	# most (3 of 170 once under the debug kernel next to another guest).
 	idle=$(o idle_runs)
-	[ "$idle" -le 2 ] || fail "$how: $idle idle runs of the module"
+	[ "$idle" -le $((2 + $(o runs) / 25)) ] || fail "$how: $idle idle runs of the module in $(o runs)"
 	measured=$(wc -l </tmp/tracker.txt)
 	both=$(($(o runs) + idle - measured))
 	tidle=$(($(sed -n 's/^idle_runs: //p' "$KP/girq_counters") - tidle0))
