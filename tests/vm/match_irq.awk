@@ -64,10 +64,10 @@ END {
 		k = j
 		if (k + 1 < nh && h[k + 1] <= claim[c] + TOL && h[k + 1] - claim[c] < claim[c] - h[k])
 			k++
+		# the trace is in timestamp order: the exits (x) ascend
 		n = 0
-		for (m = k + 1; m < nh && h[m] <= at[c]; m++)
-			if (x[m] <= at[c])
-				n++
+		for (m = k + 1; m < nh && x[m] <= at[c]; m++)
+			n++
 		if (n != co[c]) {
 			miscount++
 			printf "claim at %.0f ns: %d later IRQs served before the thread, coalesced=%d\n", claim[c], n, co[c] > "/dev/stderr"
