@@ -1,18 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
-// libFuzzer target: the raw-page decoder. The first byte picks a kernel's
-// formats from the captured fixtures (tests/unit/fixtures), the rest is a
-// sub-buffer page as trace_pipe_raw hands it, of any length. The decoder
+// libFuzzer target: the raw-page decoder. The first byte's low 6 bits pick a
+// kernel's formats from the captured fixtures (tests/unit/fixtures) and a
+// page layout (64- or 32-bit, little or big endian: index = fixture * 4 +
+// layout), its 0x40 bit says to rewrite the page from the capture's layout
+// into that one first (relayout.hpp), its 0x80 bit picks the CPU; the rest
+// is a sub-buffer page as trace_pipe_raw hands it, of any length. The decoder
 // must take any bytes: a page it cannot trust is reported as bad, never
 // read past, and other events' records go to the context decoder (irq -T)
 // the same way.
 #include "context.hpp"
 #include "decoder.hpp"
 #include "tep.hpp"
+#include "../unit/relayout.hpp"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
 #include <vector>
 
 using namespace kprof;
@@ -20,6 +27,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A tep handle for fixture @d's formats in layout @to.
+TepPtr tep_for(const fs::path &d, const test::PageLayout &to)
+{
+	std::vector<fs::path> formats;
+	for (const auto &e : fs::directory_iterator(d / "formats"))
+		formats.push_back(e.path());
+	for (const auto &ev : context_events())
+		formats.push_back(d / "events" / ev / "format");
+	std::ifstream in(d / "header_page");
+	std::ostringstream text;
+	text << in.rdbuf();
+	const fs::path header = fs::temp_directory_path() / ("kprof-fuzz-header-" + std::to_string(getpid()));
+	std::ofstream(header) << test::header_page_for(text.str(), to);
+	auto tep = tep_from_files(header, formats, 4096, to.big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	fs::remove(header);
+	return tep;
+}
+
+// Per fixture, one tep per layout of test::kLayouts (the first is the
+// capture's own).
 std::vector<TepPtr> &teps()
 {
 	static std::vector<TepPtr> t = [] {
@@ -29,14 +56,9 @@ std::vector<TepPtr> &teps()
 			if (fs::exists(e.path() / "header_page"))
 				dirs.push_back(e.path());
 		std::sort(dirs.begin(), dirs.end());
-		for (const auto &d : dirs) {
-			std::vector<fs::path> formats;
-			for (const auto &e : fs::directory_iterator(d / "formats"))
-				formats.push_back(e.path());
-			for (const auto &ev : context_events())
-				formats.push_back(d / "events" / ev / "format");
-			v.push_back(tep_from_files(d / "header_page", formats, 8, 4096, TEP_LITTLE_ENDIAN));
-		}
+		for (const auto &d : dirs)
+			for (const auto &to : test::kLayouts)
+				v.push_back(tep_for(d, to));
 		return v;
 	}();
 	return t;
@@ -48,11 +70,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1 || teps().empty())
 		return 0;
-	tep_handle *tep = teps()[data[0] % teps().size()].get();
+	constexpr size_t kNumLayouts = std::size(test::kLayouts);
+	const size_t pick = (data[0] & 0x3f) % teps().size();
+	tep_handle *tep = teps()[pick].get();
 	Decoder d(tep);
 	ContextDecoder ctx(tep);
 	d.on_other([&](const OtherRecord &r) { ctx.decode(r); });
 	std::vector<Sample> out;
-	d.decode_page(data + 1, size - 1, data[0] & 0x80 ? 1 : 0, out);
+	std::vector<uint8_t> page(data + 1, data + size);
+	if (data[0] & 0x40)
+		page = test::relayout(teps()[pick - pick % kNumLayouts].get(), page.data(), page.size(),
+				      test::kLayouts[pick % kNumLayouts]);
+	d.decode_page(page.data(), page.size(), data[0] & 0x80 ? 1 : 0, out);
 	return 0;
 }

@@ -21,13 +21,18 @@ if [ "$name" = tracedat ]; then
 	done
 fi
 if [ "$name" = decoder ]; then
+	# The lead byte: fixture * 4 + layout (fuzz_decoder.cpp), the pages
+	# rewritten into the other three layouts (0x40).
 	i=0
 	for dir in $(ls -d "$top"/tests/unit/fixtures/*/ | sort); do
 		for raw in "$dir"*.raw; do
 			pages=$(($(stat -c %s "$raw") / 4096))
 			for ((p = 0; p < pages && p < 8; p++)); do
-				{ printf "\\x$(printf %02x $i)"; dd if="$raw" bs=4096 skip=$p count=1 status=none; } \
-					>"$work/corpus/$(basename "$dir").$(basename "$raw").$p"
+				for l in 0 1 2 3; do
+					lead=$((i * 4 + l + (l ? 0x40 : 0)))
+					{ printf "\\x$(printf %02x $lead)"; dd if="$raw" bs=4096 skip=$p count=1 status=none; } \
+						>"$work/corpus/$(basename "$dir").$(basename "$raw").$p.$l"
+				done
 			done
 		done
 		i=$((i + 1))

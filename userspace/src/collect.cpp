@@ -213,10 +213,10 @@ void Session::wait_attached(Collected &c)
 }
 
 // Returns the bytes of records in @page.
-uint64_t Session::consume(size_t i, const void *page, Aggregator &agg, Collected &c)
+uint64_t Session::consume(size_t i, std::span<const uint8_t> page, Aggregator &agg, Collected &c)
 {
 	samples_.clear();
-	const auto r = decoder_.decode_page(page, readers_[i]->page_size(), readers_[i]->cpu(), samples_);
+	const auto r = decoder_.decode_page(page.data(), page.size(), readers_[i]->cpu(), samples_);
 	CpuLoss &l = c.loss[i];
 	l.pages++;
 	l.bad_pages += r.bad_page;
@@ -249,8 +249,8 @@ Session::Drained Session::drain(Drain how, Aggregator &agg, Collected &c)
 		uint64_t bytes = 0;
 		size_t n = 0;
 		for (; g_stop < 2 && (how != Drain::Pass || n < kPassPages); n++) {
-			const void *page = how == Drain::Flush ? readers_[i]->flush() : readers_[i]->read();
-			if (!page)
+			const auto page = how == Drain::Flush ? readers_[i]->flush() : readers_[i]->read();
+			if (page.empty())
 				break;
 			bytes += consume(i, page, agg, c);
 		}

@@ -108,7 +108,7 @@ private:
 		bool capped = false;
 	};
 	Drained drain(Drain how, Aggregator &agg, Collected &c);
-	uint64_t consume(size_t i, const void *page, Aggregator &agg, Collected &c);
+	uint64_t consume(size_t i, std::span<const uint8_t> page, Aggregator &agg, Collected &c);
 	void progress(std::chrono::steady_clock::duration elapsed, const Collected &c) const;
 	void pace(const Drained &d, std::chrono::steady_clock::time_point now);
 	void wait_for_data(std::chrono::steady_clock::duration most);

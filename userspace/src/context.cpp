@@ -24,9 +24,9 @@ const Spec kSpecs[] = {
 	{"sched", "sched_waking", CtxEvent::Waking, {"comm", "pid", "prio", "target_cpu"}},
 };
 
-int as_int(const uint8_t *p, int size)
+int as_int(ByteOrder order, const uint8_t *p, int size)
 {
-	const uint64_t v = load_field(p, size);
+	const uint64_t v = order.load(p, size);
 	return size == 8 ? int(int64_t(v)) : size == 2 ? int(int16_t(v)) : size == 1 ? int(int8_t(v)) : int(int32_t(v));
 }
 
@@ -39,7 +39,7 @@ std::string softirq_name(int vec)
 	return vec >= 0 && vec < int(std::size(names)) ? names[vec] : "softirq" + std::to_string(vec);
 }
 
-ContextDecoder::ContextDecoder(tep_handle *tep)
+ContextDecoder::ContextDecoder(tep_handle *tep) : order_(byte_order_of(tep))
 {
 	for (const auto &spec : kSpecs) {
 		tep_event *ev = tep_find_event_by_name(tep, spec.system, spec.event);
@@ -66,14 +66,14 @@ std::optional<CtxEvent> ContextDecoder::decode(const OtherRecord &r) const
 	if (r.id < 0 || size_t(r.id) >= by_id_.size() || !by_id_[r.id] || r.size < by_id_[r.id]->min_size)
 		return std::nullopt;
 	const Layout &l = *by_id_[r.id];
-	auto num = [&](int i) { return as_int(r.data + l.f[i].off, l.f[i].size); };
+	auto num = [&](int i) { return as_int(order_, r.data + l.f[i].off, l.f[i].size); };
 	// A char array, or a __data_loc string (offset and length in a u32).
 	auto str = [&](int i) -> std::string {
 		const Field &f = l.f[i];
 		const char *p = reinterpret_cast<const char *>(r.data + f.off);
 		size_t n = size_t(f.size);
 		if (f.dyn) {
-			const auto loc = uint32_t(load_field(r.data + f.off, 4));
+			const auto loc = uint32_t(order_.load(r.data + f.off, 4));
 			if ((loc & 0xffff) + (loc >> 16) > uint32_t(r.size))
 				return "?";
 			p = reinterpret_cast<const char *>(r.data + (loc & 0xffff));

@@ -55,6 +55,7 @@ private:
 		Field f[6];	// per kind: see the constructor
 		int min_size = 0;
 	};
+	ByteOrder order_;
 	std::vector<std::optional<Layout>> by_id_;
 };
 

@@ -13,11 +13,6 @@ namespace kprof {
 
 namespace {
 
-uint64_t load(const uint8_t *p, int size)
-{
-	return load_field(p, size);
-}
-
 constexpr uint64_t kMissedEvents = 1ULL << 31;
 constexpr uint64_t kMissedStored = 1ULL << 30;
 
@@ -33,7 +28,7 @@ std::string slurp(const std::filesystem::path &p)
 
 }  // namespace
 
-std::optional<PageHeader> parse_page_header(const void *page, size_t size, size_t commit_size)
+std::optional<PageHeader> parse_page_header(const void *page, size_t size, size_t commit_size, ByteOrder order)
 {
 	if (commit_size != 4 && commit_size != 8)
 		return std::nullopt;
@@ -44,21 +39,21 @@ std::optional<PageHeader> parse_page_header(const void *page, size_t size, size_
 	const auto *bytes = static_cast<const uint8_t *>(page);
 	// The kernel adds the flags as ints (1 << 31): on a 64-bit long the
 	// sign extends into the upper half. Length and flags are the low 32 bits.
-	const auto commit = uint32_t(load(bytes + 8, int(commit_size)));
+	const auto commit = uint32_t(order.load(bytes + 8, int(commit_size)));
 	h.length = commit & ~uint32_t(kMissedEvents | kMissedStored);
 	if (h.length > size - h.data_offset)
 		return std::nullopt;
 	if (commit & kMissedEvents) {
 		const size_t at = h.data_offset + h.length;
 		if ((commit & kMissedStored) && at + commit_size <= size)
-			h.missed = int64_t(load(bytes + at, int(commit_size)));
+			h.missed = int64_t(order.load(bytes + at, int(commit_size)));
 		else
 			h.missed = -1;
 	}
 	return h;
 }
 
-bool records_walkable(const uint8_t *data, size_t avail, uint64_t length)
+bool records_walkable(const uint8_t *data, size_t avail, uint64_t length, ByteOrder order)
 {
 	// kbuffer's record types (type_len): 0 has its length in the next
 	// word, 1..28 are that many words of data, the rest are special.
@@ -67,14 +62,14 @@ bool records_walkable(const uint8_t *data, size_t avail, uint64_t length)
 	while (off < length) {
 		if (off + 4 > avail)
 			return false;
-		const auto type_len = uint32_t(load(data + off, 4)) & 0x1f;
+		const auto type_len = order.type_len(uint32_t(order.load(data + off, 4)));
 		if (type_len != 0 && type_len < kPadding) {
 			off += 4 + 4 * uint64_t(type_len);
 			continue;
 		}
 		if (off + 8 > avail)	// these four read a second word
 			return false;
-		const auto word = uint32_t(load(data + off + 4, 4));
+		const auto word = uint32_t(order.load(data + off + 4, 4));
 		int64_t next;	// kbuffer's arithmetic: int lengths, wrapping
 		if (type_len == kPadding)
 			next = int64_t(off) + 4 + int32_t(word);
@@ -89,19 +84,44 @@ bool records_walkable(const uint8_t *data, size_t avail, uint64_t length)
 	return true;
 }
 
+namespace {
+
+// The offset of the header page's "data" field, from its text: kbuffer
+// reads records right after the commit field, so nothing else will do.
+size_t header_data_offset(const std::string &header)
+{
+	const auto at = header.find("char data;");
+	const auto off = at == std::string::npos ? at : header.find("offset:", at);
+	return off == std::string::npos ? 0 : size_t(std::strtoul(header.c_str() + off + 7, nullptr, 10));
+}
+
+// The page layout and the kernel's long come from @header (the kernel's
+// header_page): a 32-bit kprofctl reads a 64-bit kernel's pages, and a
+// trace made on one machine is read on another.
+void parse_header_page(tep_handle *tep, std::string header, const std::filesystem::path &from)
+{
+	if (tep_parse_header_page(tep, header.data(), header.size(), int(sizeof(long))))
+		throw std::runtime_error("cannot parse " + from.string());
+	const int commit = tep_get_header_page_size(tep);
+	if ((commit != 4 && commit != 8) || header_data_offset(header) != size_t(8 + commit))
+		throw std::runtime_error(from.string() + ": a ring-buffer page layout kprofctl cannot read (commit size " +
+					 std::to_string(commit) + ", data at " +
+					 std::to_string(header_data_offset(header)) + ")");
+	tep_set_long_size(tep, commit);
+}
+
+}  // namespace
+
 TepPtr tep_from_files(const std::filesystem::path &header_page, const std::vector<std::filesystem::path> &formats,
-		      int long_size, int page_size, tep_endian endian)
+		      int page_size, tep_endian endian)
 {
 	TepPtr tep(tep_alloc());
 	if (!tep)
 		throw std::runtime_error("tep_alloc failed");
-	tep_set_long_size(tep.get(), long_size);
 	tep_set_page_size(tep.get(), page_size);
 	tep_set_file_bigendian(tep.get(), endian);
-	tep_set_local_bigendian(tep.get(), endian);
-	std::string header = slurp(header_page);
-	if (tep_parse_header_page(tep.get(), header.data(), header.size(), long_size))
-		throw std::runtime_error("cannot parse " + header_page.string());
+	tep_set_local_bigendian(tep.get(), ByteOrder::kHostBig ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	parse_header_page(tep.get(), slurp(header_page), header_page);
 	for (const auto &f : formats) {
 		std::string fmt = slurp(f);
 		// events/<system>/<event>/format, or a capture's formats/<event> (kprof)
@@ -117,7 +137,7 @@ TepPtr tep_from_capture(const std::filesystem::path &dir)
 	std::vector<std::filesystem::path> formats;
 	for (const auto &e : std::filesystem::directory_iterator(dir / "formats"))
 		formats.push_back(e.path());
-	return tep_from_files(dir / "header_page", formats, 8, 4096, TEP_LITTLE_ENDIAN);
+	return tep_from_files(dir / "header_page", formats, 4096, TEP_LITTLE_ENDIAN);
 }
 
 TepPtr tep_from_tracefs(const std::filesystem::path &tdir, const std::vector<std::string> &extra)
@@ -131,12 +151,14 @@ TepPtr tep_from_tracefs(const std::filesystem::path &tdir, const std::vector<std
 			formats.push_back(e.path() / "format");
 	if (ec || formats.empty())
 		throw std::runtime_error("cannot read the kprof event formats under " + (tdir / "events/kprof").string());
-	return tep_from_files(tdir / "events" / "header_page", formats, int(sizeof(long)), int(sysconf(_SC_PAGESIZE)),
-			      tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	return tep_from_files(tdir / "events" / "header_page", formats, int(sysconf(_SC_PAGESIZE)),
+			      ByteOrder::kHostBig ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 }
 
 Decoder::Decoder(tep_handle *tep)
-	: tep_(tep), commit_size_(size_t(tep_get_header_page_size(tep))), kbuf_(tep_kbuffer(tep))
+	: tep_(tep), order_(byte_order_of(tep)), commit_size_(size_t(tep_get_header_page_size(tep))),
+	  kbuf_(kbuffer_alloc(commit_size_ == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+			      order_.big() ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE))
 {
 	if (!kbuf_)
 		throw std::runtime_error("cannot make a kbuffer for this tep handle");
@@ -234,9 +256,9 @@ PageResult Decoder::decode_page(const void *page, size_t size, int cpu, std::vec
 	// The header is read here, not through kbuffer: kbuffer_missed_events()
 	// says 0 once its cursor has moved past a leading time stamp, and
 	// kbuffer would trust a commit length larger than the page.
-	const auto hdr = parse_page_header(page, size, commit_size_);
+	const auto hdr = parse_page_header(page, size, commit_size_, order_);
 	const auto *base = static_cast<const uint8_t *>(page);
-	if (!hdr || !records_walkable(base + hdr->data_offset, size - hdr->data_offset, hdr->length) ||
+	if (!hdr || !records_walkable(base + hdr->data_offset, size - hdr->data_offset, hdr->length, order_) ||
 	    kbuffer_load_subbuffer(kbuf_.get(), const_cast<void *>(page)) < 0) {
 		r.bad_page = true;
 		return r;
@@ -266,7 +288,7 @@ void Decoder::decode_record(const uint8_t *p, int esize, uint64_t ts, int cpu, P
 	rec.ts = ts;
 	rec.cpu = cpu;
 	// The event's type, read here: the common field's layout is known.
-	const int id = type_size_ && esize >= type_off_ + type_size_ ? int(load(p + type_off_, type_size_))
+	const int id = type_size_ && esize >= type_off_ + type_size_ ? int(order_.load(p + type_off_, type_size_))
 		     : esize >= 2				     ? tep_data_type(tep_, &rec)
 								     : -1;
 	if (id < 0 || size_t(id) >= by_id_.size() || !by_id_[id].known) {
@@ -280,7 +302,7 @@ void Decoder::decode_record(const uint8_t *p, int esize, uint64_t ts, int cpu, P
 		r.invalid++;
 		return;
 	}
-	const auto loc = uint32_t(load(p + l.dev_off, 4));
+	const auto loc = uint32_t(order_.load(p + l.dev_off, 4));
 	const uint32_t soff = loc & 0xffff, slen = loc >> 16;
 	if (slen == 0 || soff + slen > uint32_t(esize)) {
 		r.invalid++;
@@ -295,14 +317,14 @@ void Decoder::decode_record(const uint8_t *p, int esize, uint64_t ts, int cpu, P
 	s.dev = intern(dev);
 	s.cpu = cpu;
 	s.ts = ts;
-	s.value_ns = load(p + l.val_off, l.val_size);
-	s.aux = l.aux_off >= 0 ? uint32_t(load(p + l.aux_off, l.aux_size)) : 0;
-	s.hard_cpu = l.cpu_off >= 0 ? int32_t(load(p + l.cpu_off, l.cpu_size)) : -1;
-	s.seq = load(p + l.seq_off, 8);
+	s.value_ns = order_.load(p + l.val_off, l.val_size);
+	s.aux = l.aux_off >= 0 ? uint32_t(order_.load(p + l.aux_off, l.aux_size)) : 0;
+	s.hard_cpu = l.cpu_off >= 0 ? int32_t(order_.load(p + l.cpu_off, l.cpu_size)) : -1;
+	s.seq = order_.load(p + l.seq_off, 8);
 	if (l.irq_off >= 0)
-		s.irq = int32_t(load(p + l.irq_off, l.irq_size));
+		s.irq = int32_t(order_.load(p + l.irq_off, l.irq_size));
 	if (l.flag_off >= 0)
-		s.flag = load(p + l.flag_off, l.flag_size) != 0;
+		s.flag = order_.load(p + l.flag_off, l.flag_size) != 0;
 	out.push_back(s);
 	r.events++;
 }

@@ -8,6 +8,7 @@
 #include "events.hpp"
 #include "tep.hpp"
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -25,14 +26,54 @@ inline const char *event_name(EventKind k)
 	return spec(k).event;
 }
 
-// An unsigned field of @size bytes (1, 2, 4 or 8; else 0) at @p, in the
-// host's byte order (the kernel's: records are read where they were made).
-inline uint64_t load_field(const uint8_t *p, int size)
+// The byte order of a kernel's records (the trace's), and its unsigned
+// fields of 1, 2, 4 or 8 bytes (else 0) read on this host. A live trace is
+// in the host's order; a trace.dat says which order it was recorded in.
+class ByteOrder {
+public:
+	static constexpr bool kHostBig = std::endian::native == std::endian::big;
+	explicit ByteOrder(bool big = kHostBig) : big_(big) {}
+	bool big() const { return big_; }
+	uint64_t load(const uint8_t *p, int size) const
+	{
+		switch (size) {
+		case 1:
+			return *p;
+		case 2:
+			return load_as<uint16_t>(p);
+		case 4:
+			return load_as<uint32_t>(p);
+		case 8:
+			return load_as<uint64_t>(p);
+		}
+		return 0;
+	}
+	// A ring-buffer record's header word: its type_len is the C bit
+	// field's first 5 bits, the low ones on a little-endian kernel and the
+	// high ones on a big-endian one.
+	uint32_t type_len(uint32_t word) const { return big_ ? word >> 27 : word & 0x1f; }
+
+private:
+	template <class T> T load_as(const uint8_t *p) const
+	{
+		T v;
+		std::memcpy(&v, p, sizeof(v));
+		if (big_ == kHostBig)
+			return v;
+		if constexpr (sizeof(T) == 2)
+			return __builtin_bswap16(v);
+		else if constexpr (sizeof(T) == 4)
+			return __builtin_bswap32(v);
+		else
+			return __builtin_bswap64(v);
+	}
+	bool big_;
+};
+
+// The byte order of the kernel that @tep's formats and records came from.
+inline ByteOrder byte_order_of(tep_handle *tep)
 {
-	uint64_t v = 0;
-	if (size == 1 || size == 2 || size == 4 || size == 8)
-		std::memcpy(reinterpret_cast<uint8_t *>(&v), p, size_t(size));
-	return v;
+	return ByteOrder(tep_is_file_bigendian(tep));
 }
 
 struct Sample {
@@ -69,15 +110,16 @@ struct PageHeader {
 	size_t data_offset = 0;
 };
 // Parse and check the header of a @size-byte page whose commit field is
-// @commit_size bytes; nullopt if the header or its length does not fit.
-std::optional<PageHeader> parse_page_header(const void *page, size_t size, size_t commit_size);
+// @commit_size bytes, in byte order @order; nullopt if the header or its
+// length does not fit.
+std::optional<PageHeader> parse_page_header(const void *page, size_t size, size_t commit_size, ByteOrder order);
 // Whether kbuffer can walk the @length bytes of records at @data (@avail
 // bytes readable there). kbuffer (libtraceevent 1.7) follows each record's
 // length unchecked: a padding or type-0 length that does not move forward
 // makes kbuffer_next_event() loop forever, and one past the page reads
 // outside it. This walks the records with kbuffer's arithmetic and accepts
 // only steps that move forward and stay inside the buffer.
-bool records_walkable(const uint8_t *data, size_t avail, uint64_t length);
+bool records_walkable(const uint8_t *data, size_t avail, uint64_t length, ByteOrder order);
 
 // A record of an event that is not kprof's, as it lies in the page.
 struct OtherRecord {
@@ -128,7 +170,8 @@ private:
 	static constexpr size_t kScanDevices = 16;
 
 	tep_handle *tep_;
-	size_t commit_size_;
+	ByteOrder order_;
+	size_t commit_size_;	// the header page's commit field: the kernel's long
 	int type_off_ = 0, type_size_ = 0;	// common_type; size 0: ask tep
 	std::vector<Layout> by_id_;	// indexed by event id
 	bool kinds_[kNumKinds] = {};

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -295,14 +296,16 @@ CpuReader::~CpuReader()
 	close(fd_);
 }
 
-const void *CpuReader::read()
+std::span<const uint8_t> CpuReader::read()
 {
-	return tracefs_cpu_read(tcpu_, buf_.data(), true) > 0 ? buf_.data() : nullptr;
+	const int n = tracefs_cpu_read(tcpu_, buf_.data(), true);
+	return {buf_.data(), n > 0 ? std::min(size_t(n), buf_.size()) : 0};
 }
 
-const void *CpuReader::flush()
+std::span<const uint8_t> CpuReader::flush()
 {
-	return tracefs_cpu_flush(tcpu_, buf_.data()) > 0 ? buf_.data() : nullptr;
+	const int n = tracefs_cpu_flush(tcpu_, buf_.data());
+	return {buf_.data(), n > 0 ? std::min(size_t(n), buf_.size()) : 0};
 }
 
 }  // namespace kprof

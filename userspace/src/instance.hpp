@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,20 +84,20 @@ public:
 	CpuReader &operator=(const CpuReader &) = delete;
 
 	int cpu() const { return cpu_; }
-	size_t page_size() const { return buf_.size(); }
 	// The trace_pipe_raw descriptor, for poll(): readable once the buffer
 	// holds data (buffer_percent is 0 in kprofctl's instance).
 	int fd() const { return fd_; }
-	// The next full page, without blocking; nullptr when there is none.
-	const void *read();
+	// The next full page, without blocking, as many bytes as the kernel
+	// gave; empty when there is none.
+	std::span<const uint8_t> read();
 	// After tracing has stopped: the rest, partial pages included.
-	const void *flush();
+	std::span<const uint8_t> flush();
 
 private:
 	int cpu_;
 	int fd_;
 	tracefs_cpu *tcpu_;
-	std::vector<char> buf_;
+	std::vector<uint8_t> buf_;
 };
 
 }  // namespace kprof

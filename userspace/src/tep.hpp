@@ -21,10 +21,11 @@ using TepPtr = std::unique_ptr<tep_handle, TepFree>;
 using KbufferPtr = std::unique_ptr<kbuffer, KbufferFree>;
 
 // A tep handle for the kprof events from a header_page file and one format
-// file per event, for a kernel of the given long size, page size and byte
-// order. Throws std::runtime_error on a missing or unparsable file.
+// file per event, for a kernel of the given page size and byte order; its
+// long size is the header page's commit field's. Throws std::runtime_error
+// on a missing or unparsable file, or a page layout kbuffer cannot read.
 TepPtr tep_from_files(const std::filesystem::path &header_page, const std::vector<std::filesystem::path> &formats,
-		      int long_size, int page_size, tep_endian endian);
+		      int page_size, tep_endian endian);
 
 // The same from a directory laid out like a capture: header_page and
 // formats/<event> (tests/unit/fixtures; an x86_64 kernel).
