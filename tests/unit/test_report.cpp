@@ -235,7 +235,61 @@ BOOST_AUTO_TEST_CASE(csv_rows_and_units)
 	r.rows.push_back({"span:packet", "nic,0", -1, &h});
 	const std::string csv = render_csv(r);
 	BOOST_TEST(csv.find("event,device,cpu,count,min_us,mean_us,stddev_us,p50_us,p90_us,p99_us,p99.9_us,max_us\n") == 0u);
-	BOOST_TEST(csv.find("span:packet,\"nic,0\",all,1,1.5,1.5,0,1.5,1.5,1.5,1.5,1.5\n") != std::string::npos);
+	BOOST_TEST(csv.find("span:packet,\"nic,0\",all,1,1.500,1.500,0.000,1.500,1.500,1.500,1.500,1.500\n") !=
+		   std::string::npos);
+}
+
+// Numbers in fixed point to the nanosecond, never in the stream's six
+// significant digits ("1.2503e+06" with -u ns).
+BOOST_AUTO_TEST_CASE(csv_numbers_are_fixed_point)
+{
+	Histogram h;
+	h.record(1250300);
+	h.record(1250302);
+	Report r;
+	r.unit = "ns";
+	r.divisor = 1;
+	r.rows.push_back({"batch", "nic", -1, &h});
+	std::string csv = render_csv(r);
+	BOOST_TEST(csv.find("e+") == std::string::npos);
+	BOOST_TEST(csv.find("batch,nic,all,2,1250300,1250301,1,") != std::string::npos, csv);
+	r.unit = "ms";
+	r.divisor = 1000000;
+	csv = render_csv(r);
+	BOOST_TEST(csv.find("batch,nic,all,2,1.250300,1.250301,0.000001,") != std::string::npos, csv);
+}
+
+// Device rows and tracker rows in one report: the irq column stays, empty
+// for the devices, so that two IRQs of one name stay apart.
+BOOST_AUTO_TEST_CASE(csv_keeps_the_irq_column_for_mixed_rows)
+{
+	Histogram h;
+	h.record(1000);
+	Report r;
+	r.rows.push_back({"irq_handler", "pktproc-q0", -1, &h});
+	r.rows.push_back({"entry_to_running", "eth0", -1, &h, 30});
+	r.rows.push_back({"entry_to_running", "eth0", -1, &h, 31});
+	const std::string csv = render_csv(r);
+	BOOST_TEST(csv.rfind("event,irq,name,cpu,", 0) == 0u, csv);
+	BOOST_TEST(csv.find("\nirq_handler,,pktproc-q0,all,1,") != std::string::npos, csv);
+	BOOST_TEST(csv.find("\nentry_to_running,30,eth0,all,1,") != std::string::npos, csv);
+	BOOST_TEST(csv.find("\nentry_to_running,31,eth0,all,1,") != std::string::npos, csv);
+}
+
+// A task name cut in the middle of a UTF-8 character (-T puts them in the
+// JSON) is replaced, not the whole report lost to an exception.
+BOOST_AUTO_TEST_CASE(json_survives_names_that_are_not_utf8)
+{
+	Histogram h;
+	h.record(1000);
+	Report r;
+	r.rows.push_back({"batch", "nic\xc3", -1, &h});
+	r.threshold = nlohmann::json{{"task", "kworker/\xe2\x82"}};
+	std::string text;
+	BOOST_REQUIRE_NO_THROW(text = dump_json(render_json(r)));
+	BOOST_TEST(text.find("nic\xef\xbf\xbd") != std::string::npos);
+	BOOST_TEST(text.find("kworker/\xef\xbf\xbd") != std::string::npos);
+	BOOST_TEST(nlohmann::json::parse(text)["stats"][0]["device"] == "nic\xef\xbf\xbd");
 }
 
 // What the tracker cannot measure is said: run probes, nested probe, both;

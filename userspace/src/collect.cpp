@@ -419,7 +419,7 @@ void fill_rows(const CollectOptions &opts, const std::map<Aggregator::Key, Histo
 void render(const CollectOptions &opts, const Report &rep)
 {
 	if (opts.json)
-		std::cout << render_json(rep).dump(2) << '\n';
+		std::cout << dump_json(render_json(rep)) << '\n';
 	else if (opts.csv)
 		std::cout << render_csv(rep);
 	else

@@ -51,7 +51,7 @@ int run_counters(const CountersOptions &opts)
 		nlohmann::json j(all);
 		if (misuse && !opts.device)
 			j[sys::kMisuseFile] = *misuse;
-		std::cout << j.dump(2) << '\n';
+		std::cout << dump_json(j) << '\n';
 		return reset(opts, *dbg, all);
 	}
 	if (all.empty())

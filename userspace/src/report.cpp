@@ -32,7 +32,24 @@ std::string csv_quote(const std::string &s)
 	return q + "\"";
 }
 
+// @ns in units of @divisor ns (a power of ten), in fixed point to the
+// nanosecond: exact for the statistics that are whole nanoseconds.
+std::string csv_value(double ns, uint64_t divisor)
+{
+	int decimals = 0;
+	for (uint64_t d = divisor; d >= 10; d /= 10)
+		decimals++;
+	char buf[64];
+	std::snprintf(buf, sizeof(buf), "%.*f", decimals, ns / double(divisor));
+	return buf;
+}
+
 }  // namespace
+
+std::string dump_json(const nlohmann::json &j)
+{
+	return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 uint64_t CpuLoss::lost() const
 {
@@ -320,20 +337,24 @@ nlohmann::json render_json(const Report &r)
 std::string render_csv(const Report &r)
 {
 	std::ostringstream o;
-	const double div = double(r.divisor);
-	const bool irq = !r.rows.empty() && r.rows.front().irq >= 0;
+	// The irq column whenever any row has an IRQ: rows of two IRQs with
+	// the same name must stay apart.
+	const bool irq = std::any_of(r.rows.begin(), r.rows.end(), [](const ReportRow &row) { return row.irq >= 0; });
+	const auto value = [&](double ns) { return csv_value(ns, r.divisor); };
 	o << (irq ? "event,irq,name" : "event,device") << ",cpu,count,min_" << r.unit << ",mean_" << r.unit << ",stddev_" << r.unit;
 	for (const char *p : kPercentileNames)
 		o << "," << p << "_" << r.unit;
 	o << ",max_" << r.unit << "\n";
 	for (const auto &row : r.rows) {
 		const Histogram &h = *row.hist;
-		o << csv_quote(row.event) << "," << (irq ? std::to_string(row.irq) + "," : "") << csv_quote(row.device) << ","
-		  << (row.cpu < 0 ? std::string("all") : std::to_string(row.cpu)) << "," << h.count() << ","
-		  << double(h.min()) / div << "," << h.mean() / div << "," << h.stddev() / div;
+		o << csv_quote(row.event) << ",";
+		if (irq)
+			o << (row.irq >= 0 ? std::to_string(row.irq) : std::string()) << ",";
+		o << csv_quote(row.device) << "," << (row.cpu < 0 ? std::string("all") : std::to_string(row.cpu)) << ","
+		  << h.count() << "," << value(double(h.min())) << "," << value(h.mean()) << "," << value(h.stddev());
 		for (double p : kPercentiles)
-			o << "," << double(h.percentile(p)) / div;
-		o << "," << double(h.max()) / div << "\n";
+			o << "," << value(double(h.percentile(p)));
+		o << "," << value(double(h.max())) << "\n";
 	}
 	return o.str();
 }

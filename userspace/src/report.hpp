@@ -110,6 +110,9 @@ std::string row_name(const ReportRow &row);
 
 std::string render_text(const Report &r);
 nlohmann::json render_json(const Report &r);
+// JSON text, indented, with bytes that are not UTF-8 (a task name cut at
+// 15 bytes in the middle of a character) replaced by U+FFFD, not thrown on.
+std::string dump_json(const nlohmann::json &j);
 std::string render_csv(const Report &r);
 
 }  // namespace kprof

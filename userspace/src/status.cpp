@@ -69,7 +69,7 @@ int run_status(const StatusOptions &opts)
 	j["instances"] = ij;
 
 	if (opts.json) {
-		std::cout << j.dump(2) << '\n';
+		std::cout << dump_json(j) << '\n';
 		return 0;
 	}
 	std::cout << "kprof.ko:    " << (version ? "loaded, version " + *version : "not loaded") << '\n'
