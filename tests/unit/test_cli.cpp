@@ -249,3 +249,30 @@ BOOST_AUTO_TEST_CASE(report_options)
 		}
 	}
 }
+
+// A value the option refuses is reported with kprofctl's prefix and the
+// option's name, whichever command has it.
+BOOST_AUTO_TEST_CASE(errors_name_the_option)
+{
+	const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+		{{"latency", "-d", "10x"}, "kprofctl: --duration: bad duration '10x'"},
+		{{"irq", "-c", "3-1"}, "kprofctl: --cpus: bad CPU list '3-1'"},
+		{{"top", "--interval", "5q"}, "kprofctl: --interval: bad duration '5q'"},
+		{{"irq", "-T", "1x"}, "kprofctl: --threshold: bad duration '1x'"},
+		{{"report", "-i", "/nonexistent", "-d", "1"}, "kprofctl: "},
+	};
+	for (const auto &[args, want] : cases) {
+		Cli cli;
+		std::ostringstream out, err;
+		BOOST_TEST_CONTEXT(args[0] << " " << args[1])
+		{
+			try {
+				cli.parse(args);
+				BOOST_FAIL("usage error not detected");
+			} catch (const CLI::ParseError &e) {
+				BOOST_TEST(cli.exit(e, out, err) == 2);
+			}
+			BOOST_TEST(err.str().rfind(want, 0) == 0u, err.str());
+		}
+	}
+}

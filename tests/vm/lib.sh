@@ -254,3 +254,19 @@ print_fixtures() {
 	rmmod kprof_pktproc
 	rmmod kprof
 }
+
+# use_kprofctl32: put the 32-bit kprofctl (ci/mkinitramfs.sh: the armhf
+# static build, in arm64 guests) in kprofctl's place for the rest of the
+# test, after checking that it is a 32-bit ELF on a 64-bit kernel and runs.
+use_kprofctl32() {
+	k32=/usr/local/bin/kprofctl32
+	[ -x "$k32" ] || fail "no 32-bit kprofctl in this guest"
+	expect_eq "ELF class of kprofctl32 (1: 32-bit)" "$(dd if="$k32" bs=1 skip=4 count=1 2>/dev/null | od -An -tu1 | tr -d ' ')" 1
+	case "$(uname -m)" in aarch64 | x86_64) ;; *) fail "not a 64-bit kernel: $(uname -m)" ;; esac
+	mkdir -p /tmp/bin32
+	ln -sf "$k32" /tmp/bin32/kprofctl
+	PATH=/tmp/bin32:$PATH
+	export PATH
+	expect_eq "kprofctl on PATH" "$(command -v kprofctl)" /tmp/bin32/kprofctl
+	kprofctl --version >/dev/null || fail "kprofctl32 does not run on this kernel"
+}

@@ -36,6 +36,25 @@ const auto kOutputFile = CLI::Validator(
 	},
 	"");
 
+// A check that @parse accepts the value: CLI11 then names the option in
+// the error ("--duration: bad duration '10x': ...").
+template <class F>
+CLI::Validator parses(F parse)
+{
+	return CLI::Validator(
+		[parse](std::string &s) {
+			try {
+				parse(s);
+				return std::string();
+			} catch (const std::invalid_argument &e) {
+				return std::string(e.what());
+			}
+		},
+		"");
+}
+const auto kDuration = parses([](const std::string &s) { parse_duration(s); });
+const auto kCpuList = parses([](const std::string &s) { parse_cpu_list(s); });
+
 void add_instance(CLI::App *cmd, std::string &dest)
 {
 	cmd->add_option("--instance", dest, "tracefs instance to use (default: kprof)")
@@ -57,6 +76,9 @@ bool valid_name(const std::string &s)
 Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency", "kprofctl"}
 {
 	app_.require_subcommand(0, 1);
+	app_.failure_message([](const CLI::App *, const CLI::Error &e) {
+		return "kprofctl: " + std::string(e.what()) + "\nRun with --help for more information.\n";
+	});
 	app_.add_flag("-V,--version", version_, "print kprofctl's version and exit");
 	app_.footer("kprofctl needs root, tracefs and (for most commands) kprof.ko loaded.\n"
 		    "Exit status: 0 ok, 1 runtime error, 2 usage error (or, for irq -T, a threshold hit).\n"
@@ -125,6 +147,7 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 					 "analyse every entry_to_running above this (e.g. 200us, 1ms; a bare number "
 					 "is in us, as rtla's -T): what ran between the hard IRQ and the thread; "
 					 "exit status 2 if any")
+		->check(parses([](const std::string &v) { parse_duration(v, std::chrono::microseconds(1)); }))
 		->type_name("DURATION");
 	irq_cmd_->add_option("--on-threshold", on_threshold_, "stop (default) or continue after the first hit")
 		->check(CLI::IsMember({"stop", "continue"}))
@@ -197,8 +220,10 @@ void Cli::add_top()
 			labels.emplace_back(e.label);
 	top_cmd_ = app_.add_subcommand("top", "a live view of every kprof device's latency, refreshed each interval");
 	top_cmd_->add_option("-d,--duration", top_duration_, "how long to run (default: until q or Ctrl-C)")
-		->type_name("DURATION");
+		->type_name("DURATION")
+		->check(kDuration);
 	top_cmd_->add_option("--interval", top_interval_, "how often to refresh (default: 1s; at least 100ms)")
+		->check(kDuration)
 		->type_name("DURATION");
 	top_cmd_->add_option("-e,--event", top_.events, "only these events: " + event_labels())
 		->take_all()
@@ -259,9 +284,12 @@ void Cli::add_collect_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw)
 	cmd->add_option("-d,--duration", raw.duration,
 			"how long to collect: 10s, 500ms, 2m; a bare number is in seconds, as rtla's -d "
 			"(default: until Ctrl-C)")
+		->check(kDuration)
 		->type_name("DURATION");
 	add_report_options(cmd, o, raw);
-	cmd->add_option("-c,--cpus", raw.cpus, "only events recorded on these CPUs, e.g. 0-1,3")->type_name("CPUS");
+	cmd->add_option("-c,--cpus", raw.cpus, "only events recorded on these CPUs, e.g. 0-1,3")
+		->check(kCpuList)
+		->type_name("CPUS");
 	cmd->add_option("-b,--buffer-size", o.buffer_kb, "per-CPU ring buffer of the instance, in KiB (1 to 4194304)")
 		->check(CLI::Validator(CLI::Range(1u, 4u * 1024 * 1024)).description(""))
 		->type_name("KiB");
@@ -330,7 +358,8 @@ int Cli::exit(const CLI::ParseError &e, std::ostream &out, std::ostream &err)
 		err << app_.help();
 		return 2;
 	}
-	// CLI11 prints the help text, or the error with a pointer to --help.
+	// CLI11 prints the help text, or the error (failure_message) with a
+	// pointer to --help.
 	return app_.exit(e, out, err) == 0 ? 0 : 2;
 }
 
