@@ -444,3 +444,17 @@ BOOST_AUTO_TEST_CASE(girq_emitted_parses_and_refuses_garbage)
 	BOOST_CHECK_THROW(parse_girq_emitted("cpu0 kprof_girq_handler 1 2\n"), std::runtime_error);
 	BOOST_CHECK_THROW(parse_girq_emitted("x kprof_girq_handler 1\n"), std::runtime_error);
 }
+
+// --irq against the kernel's actions: a name no action has is refused, a
+// number without an action is only noted, shared IRQs match any of theirs.
+BOOST_AUTO_TEST_CASE(irq_selection_against_the_actions)
+{
+	const std::map<int, std::vector<std::string>> actions = {
+		{4, {"ttyS0"}}, {24, {"kprof_pktproc"}}, {30, {"eth0", "eth0-tx"}}, {31, {}}};
+	auto sel = check_irq_selection({"24", "ttyS0", "eth0-tx", "30"}, actions);
+	BOOST_TEST(sel.unknown_names.empty());
+	BOOST_TEST(sel.idle_numbers.empty());
+	sel = check_irq_selection({"nosuch", "31", "99", "eth"}, actions);
+	BOOST_TEST(sel.unknown_names == (std::vector<std::string>{"nosuch", "eth"}), boost::test_tools::per_element());
+	BOOST_TEST(sel.idle_numbers == (std::vector<std::string>{"31", "99"}), boost::test_tools::per_element());
+}

@@ -92,11 +92,15 @@ grep -q "^entry_to_running  *$irq kprof_pktproc " /tmp/i.out || fail "text row f
 grep -q "^ *$irq kprof_pktproc  *[0-9]" /tmp/i.out || fail "per-IRQ table row"
 
 # Bad input: usage errors, exit 2, nothing left behind.
-for args in "--irq" "-d 0" "--json --csv" "-c 9" "--irq ''"; do
+for args in "--irq" "-d 0" "--json --csv" "-c 9" "--irq ''" "--irq nosuch_irq -d 1s"; do
 	set +e
 	eval kprofctl irq $args >/dev/null 2>/tmp/err; rc=$?
 	set -e
 	expect_eq "exit status of 'kprofctl irq $args'" "$rc" 2
 done
+grep -q "^kprofctl: --irq: no IRQ has an action named 'nosuch_irq'" /tmp/err || fail "--irq nosuch_irq: $(cat /tmp/err)"
 [ ! -d "$TR/instances/kprof" ] || fail "instance left behind"
+# A number without an action is allowed (its driver may come), with a note.
+kprofctl irq --irq 4000 -d 1s >/dev/null 2>/tmp/err || fail "--irq 4000: $(cat /tmp/err)"
+grep -q "note: IRQ 4000 has no action now" /tmp/err || fail "no note for an IRQ without an action: $(cat /tmp/err)"
 expect_eq "tracker detached at the end" "$(sed -n 's/^attached: //p' "$KP/girq_counters")" 0

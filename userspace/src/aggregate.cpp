@@ -38,6 +38,22 @@ bool irq_wanted(const std::vector<std::string> &irqs, int irq, const std::string
 	       });
 }
 
+IrqSelection check_irq_selection(const std::vector<std::string> &irqs,
+				 const std::map<int, std::vector<std::string>> &actions)
+{
+	IrqSelection sel;
+	for (const auto &w : irqs) {
+		const bool number = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
+		const bool known = std::any_of(actions.begin(), actions.end(), [&](const auto &a) {
+			return number ? std::to_string(a.first) == w && !a.second.empty()
+				      : std::find(a.second.begin(), a.second.end(), w) != a.second.end();
+		});
+		if (!known)
+			(number ? sel.idle_numbers : sel.unknown_names).push_back(w);
+	}
+	return sel;
+}
+
 Aggregator::Slot &Aggregator::slot(const Sample &s, const std::string &device,
 				    const std::map<std::string, std::vector<std::string>> &span_names)
 {

@@ -32,6 +32,17 @@ struct AggregateOptions {
 // Whether a tracker event of IRQ @irq, action @name, passes --irq @irqs.
 bool irq_wanted(const std::vector<std::string> &irqs, int irq, const std::string &name);
 
+// --irq's values against the IRQ actions the kernel has now (IRQ number ->
+// action names): the names no action has (a typo: refused before
+// collecting), and the numbers without an action yet (a driver may
+// request it later: allowed, with a note).
+struct IrqSelection {
+	std::vector<std::string> unknown_names;
+	std::vector<std::string> idle_numbers;
+};
+IrqSelection check_irq_selection(const std::vector<std::string> &irqs,
+				 const std::map<int, std::vector<std::string>> &actions);
+
 // What the tracker's events say about one IRQ action: its wake requests
 // and what became of them. Only exact when nothing was lost.
 struct IrqTally {

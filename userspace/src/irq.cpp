@@ -105,8 +105,25 @@ void print_analyses(const IrqOptions &opts, const ThresholdWatcher &w, const std
 		o << "\n" << render_analysis(a, thr);
 }
 
+// --irq NAME that no IRQ action has is a typo: refused before collecting.
+// A number without an action yet is allowed (its driver may request it
+// while kprofctl runs), with a note.
+void check_irqs(const IrqOptions &opts)
+{
+	const auto actions = opts.irqs.empty() ? std::nullopt : sys::irq_actions();
+	if (!actions)
+		return;
+	const IrqSelection sel = check_irq_selection(opts.irqs, *actions);
+	if (!sel.unknown_names.empty())
+		throw UsageError("--irq: no IRQ has an action named '" + sel.unknown_names.front() +
+				 "' (/proc/interrupts lists them; a number selects an IRQ by number)");
+	for (const auto &n : sel.idle_numbers)
+		std::cerr << "kprofctl: note: IRQ " << n << " has no action now; its rows appear if a driver requests it\n";
+}
+
 Plan make_plan(const IrqOptions &opts)
 {
+	check_irqs(opts);
 	Plan plan = base_plan(Source::Tracker, opts);
 	if (opts.threshold)
 		plan.context = context_events();

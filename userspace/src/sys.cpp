@@ -205,6 +205,30 @@ std::vector<int> trace_cpus(const std::string &instance_dir)
 	return cpus;
 }
 
+std::optional<std::map<int, std::vector<std::string>>> irq_actions()
+{
+	std::error_code ec;
+	fs::directory_iterator it("/sys/kernel/irq", ec);
+	if (ec)
+		return std::nullopt;
+	std::map<int, std::vector<std::string>> irqs;
+	for (const auto &e : it) {
+		const std::string n = e.path().filename();
+		const auto text = read_file(e.path() / "actions");
+		if (!text || n.empty() || !std::all_of(n.begin(), n.end(), ::isdigit))
+			continue;
+		auto &names = irqs[std::stoi(n)];
+		std::istringstream in(*text);
+		for (std::string name; std::getline(in, name, ',');) {
+			while (!name.empty() && (name.back() == '\n' || name.back() == ' '))
+				name.pop_back();
+			if (!name.empty())
+				names.push_back(name);
+		}
+	}
+	return irqs;
+}
+
 double cpu_seconds()
 {
 	rusage ru{};

@@ -60,6 +60,10 @@ void replace_file(const std::string &path, const std::string &content);
 // The CPU time this process has used so far (user + system), in seconds.
 double cpu_seconds();
 
+// Every IRQ and the names of its actions (/sys/kernel/irq/N/actions);
+// nullopt where the kernel has no /sys/kernel/irq.
+std::optional<std::map<int, std::vector<std::string>>> irq_actions();
+
 // CPUs with a per-CPU buffer in this tracefs (per_cpu/cpuN), sorted.
 std::vector<int> trace_cpus(const std::string &instance_dir);
 
