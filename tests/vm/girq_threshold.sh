@@ -100,3 +100,14 @@ set -e
 expect_eq "exit status without a hit" "$rc" 0
 grep -q "threshold 500000000 ns: 0 hit(s)" /tmp/t.out || fail "$(cat /tmp/t.out)"
 echo 1 >"$PP/stop"
+
+# An instance that existed before (kprofctl enable) with a clock of its
+# own: -T sets "mono" for its run and puts the clock back, through
+# libtracefs's reading of the bracketed name, and says so if it cannot.
+kprofctl enable kprof_batch >/dev/null
+echo global >"$TR/instances/kprof/trace_clock"
+kprofctl irq --irq "$irq" -T 500ms -d 1s >/tmp/t.out 2>/tmp/t.err || fail "-T on an existing instance: $(cat /tmp/t.err)"
+grep -q '\[global\]' "$TR/instances/kprof/trace_clock" || fail "trace_clock not restored: $(cat "$TR/instances/kprof/trace_clock")"
+if grep -q "cannot restore" /tmp/t.err; then fail "restore failed: $(cat /tmp/t.err)"; fi
+kprofctl disable 'kprof:*' >/dev/null
+rmdir "$TR/instances/kprof"

@@ -144,7 +144,7 @@ Session::Session(const Plan &plan, const CollectOptions &opts, Watcher *watcher)
 	inst_.set("buffer_percent", "0");
 	// Context events are set against the kprof deltas (ktime_get_ns()).
 	if (!plan.context.empty())
-		inst_.set("trace_clock", "mono");
+		inst_.set(kTraceClockFile, "mono");
 	for (int c : plan.cpus)
 		readers_.push_back(std::make_unique<CpuReader>(inst_, c));
 	buffer_bytes_ = buffer_bytes();

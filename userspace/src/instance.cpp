@@ -217,7 +217,16 @@ void Instance::save(const std::string &rel)
 	for (const auto &s : saved_)
 		if (s.first == rel)
 			return;
-	auto old = sys::read_file(dir_ + "/" + rel);
+	std::optional<std::string> old;
+	if (rel == kTraceClockFile) {
+		// The file lists every clock, the current one in brackets:
+		// libtracefs picks it out.
+		std::unique_ptr<char, decltype(&free)> clock(tracefs_get_clock(inst_.get()), free);
+		if (clock)
+			old = clock.get();
+	} else {
+		old = sys::read_file(dir_ + "/" + rel);
+	}
 	if (!old)
 		throw std::runtime_error("cannot read " + dir_ + "/" + rel);
 	saved_.emplace_back(rel, restore_value(rel, *old));
@@ -237,8 +246,10 @@ void Instance::restore()
 	for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
 		try {
 			sys::write_file(dir_ + "/" + it->first, it->second);
-		} catch (const std::exception &) {
-			// Keep restoring the rest; nothing better to do in teardown.
+		} catch (const std::exception &e) {
+			// Say so, and keep restoring the rest.
+			std::cerr << "kprofctl: warning: instance '" << name_ << "': cannot restore " << it->first
+				  << " to '" << it->second << "': " << e.what() << '\n';
 		}
 	}
 	saved_.clear();

@@ -76,6 +76,9 @@ private:
 };
 
 // One CPU's raw ring buffer, read in whole sub-buffer pages.
+// The instance's clock, which kprofctl irq -T sets to "mono" and restores.
+inline constexpr const char *kTraceClockFile = "trace_clock";
+
 class CpuReader {
 public:
 	CpuReader(const Instance &inst, int cpu);
