@@ -98,6 +98,48 @@ BOOST_AUTO_TEST_CASE(seq_window_counts_exactly)
 	BOOST_TEST(text.find("expected") == std::string::npos);
 }
 
+// Slots are told apart by device, kind, IRQ and CPU whatever their
+// numbers: device 256 on CPU 0 is not device 0 on CPU 1 (a packed key let
+// them share a slot).
+BOOST_AUTO_TEST_CASE(many_devices_and_cpus_keep_their_slots)
+{
+	Aggregator agg({std::nullopt, {}, false, {}});
+	const std::map<std::string, std::vector<std::string>> none;
+	for (uint32_t dev = 0; dev < 600; dev += 1)
+		for (int cpu = 0; cpu < 4; cpu++) {
+			Sample s = sample(EventKind::GirqHandler, dev, cpu, 100 + dev);
+			s.irq = 5;
+			agg.add(s, "irq" + std::to_string(dev), none);
+		}
+	BOOST_TEST(agg.totals().size() == 600u);
+	for (const auto &[key, h] : agg.totals()) {
+		BOOST_TEST_INFO(std::get<1>(key));
+		BOOST_TEST(h.count() == 4u);
+		BOOST_TEST(h.min() == 100 + std::stoull(std::get<1>(key).substr(3)));
+	}
+	BOOST_TEST(agg.seqs().size() == 4u);	// tracker seqs count per CPU
+}
+
+// A device whose first event is read after the window closed (the events
+// still in the buffers are drained then): its window ends at the closing
+// reading too, so an event after it cannot stand in for one lost in it.
+BOOST_AUTO_TEST_CASE(seq_window_of_a_device_first_read_after_the_close)
+{
+	Aggregator agg({std::nullopt, {}, false, {}});
+	const std::map<std::string, std::vector<std::string>> none;
+	const Aggregator::Emitted e0 = {{"nic1", {{"kprof_batch", 10}}}};
+	const Aggregator::Emitted e1 = {{"nic1", {{"kprof_batch", 12}}}};
+	agg.window_open(e0);
+	agg.window_close(e1);
+	agg.add(sample(EventKind::Batch, 0, 0, 5, 1, 11), "nic1", none);	// 12 is lost
+	agg.add(sample(EventKind::Batch, 0, 0, 5, 1, 13), "nic1", none);	// after the window
+	const auto checks = cross_checks(agg, {"kprof_batch"}, std::nullopt, &e0, &e1);
+	BOOST_TEST_REQUIRE(checks.size() == 1u);
+	BOOST_TEST(checks[0].read == 1u);
+	BOOST_TEST(checks[0].emitted == 2u);
+	BOOST_TEST(checks[0].not_read() == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(json_shape)
 {
 	Histogram h;

@@ -61,9 +61,9 @@ Aggregator::Slot &Aggregator::slot(const Sample &s, const std::string &device,
 	// others share one slot per device. Tracker seqs count per CPU.
 	const bool tracker = source_of(s.kind) == Source::Tracker;
 	const uint32_t sub = s.kind == EventKind::Span ? s.aux : tracker ? uint32_t(s.irq) : 0;
-	const uint64_t key = uint64_t(s.dev) << 40 | uint64_t(s.kind) << 32 | sub | uint64_t(tracker ? s.cpu : 0) << 48;
+	const SlotKey key{uint64_t(s.dev) << 32 | uint64_t(s.kind), uint64_t(sub) << 32 | uint32_t(tracker ? s.cpu : 0)};
 	// A direct-mapped cache in front of the map: most samples hit it.
-	CacheEntry &c = cache_[(key * 0x9E3779B97F4A7C15ULL) >> (64 - kCacheBits)];
+	CacheEntry &c = cache_[(uint64_t(key.hash()) * 0x9E3779B97F4A7C15ULL) >> (64 - kCacheBits)];
 	if (c.slot && c.key == key)
 		return *c.slot;
 	auto it = slots_.find(key);
@@ -82,14 +82,20 @@ Aggregator::Slot &Aggregator::slot(const Sample &s, const std::string &device,
 	const std::string ev = event_name(s.kind);
 	const std::string scope = tracker ? "cpu" + std::to_string(s.cpu) : device;
 	auto [seq, fresh] = seqs_.try_emplace({ev, scope});
-	if (fresh)
+	if (fresh) {
 		seq->second.lo = find_emitted(e0_, scope, ev).value_or(0);
+		// First seen after the window closed: its upper bound is the
+		// closing reading too, or events after it would count as in it.
+		if (e1_)
+			seq->second.hi = find_emitted(*e1_, scope, ev).value_or(UINT64_MAX);
+	}
 	Slot sl{&seq->second, total, tally, std::move(label), device, irq, {}};
 	return slots_.emplace(key, std::move(sl)).first->second;
 }
 
 void Aggregator::window_close(const Emitted &e1)
 {
+	e1_ = e1;
 	for (auto &[key, t] : seqs_)
 		if (const auto hi = find_emitted(e1, key.second, key.first))
 			t.hi = *hi;

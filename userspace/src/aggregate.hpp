@@ -113,10 +113,21 @@ private:
 	Slot &slot(const Sample &s, const std::string &device,
 		   const std::map<std::string, std::vector<std::string>> &span_names);
 
+	// A slot's identity: (device id, kind) and (span id or IRQ, CPU for
+	// the tracker), each pair in a word of its own.
+	struct SlotKey {
+		uint64_t dev_kind = 0;
+		uint64_t sub_cpu = 0;
+		bool operator==(const SlotKey &) const = default;
+		size_t hash() const { return size_t((dev_kind * 0x9E3779B97F4A7C15ULL) ^ (sub_cpu * 0xC2B2AE3D27D4EB4FULL)); }
+	};
+	struct SlotKeyHash {
+		size_t operator()(const SlotKey &k) const { return k.hash(); }
+	};
 	AggregateOptions opts_;
-	std::unordered_map<uint64_t, Slot> slots_;
+	std::unordered_map<SlotKey, Slot, SlotKeyHash> slots_;
 	struct CacheEntry {
-		uint64_t key = 0;
+		SlotKey key;
 		Slot *slot = nullptr;
 	};
 	static constexpr unsigned kCacheBits = 6;
@@ -126,6 +137,7 @@ private:
 	std::map<std::pair<std::string, std::string>, SeqTrack> seqs_;
 	std::map<IrqKey, IrqTally> irqs_;
 	Emitted e0_;
+	std::optional<Emitted> e1_;	// once the window has closed
 	uint64_t filtered_ = 0;
 };
 
