@@ -166,6 +166,25 @@ kprofctl enable kprof:kprof_batch --filter 'nosuchfield > 1' 2>/tmp/err; rc=$?
 set -e
 expect_eq "bad filter" "$rc" 2
 grep -q 'rejected filter' /tmp/err || fail "unclear filter error"
+# A filter the kernel accepts for the first event and rejects for the
+# second (kprof_span has no packets): nothing changed, no instance made.
+set +e
+kprofctl enable kprof:kprof_batch kprof:kprof_span --filter 'packets > 1' 2>/tmp/err; rc=$?
+set -e
+expect_eq "filter rejected for the second event" "$rc" 2
+grep -q 'nothing was changed' /tmp/err || fail "unclear filter error: $(cat /tmp/err)"
+[ ! -d "$TR/instances/kprof" ] || fail "a failed enable left instance kprof: $(cat "$TR/instances/kprof/events/kprof/kprof_batch/enable")"
+# The same in an instance that exists: its settings are as they were.
+kprofctl enable kprof:kprof_irq_handler >/dev/null
+set +e
+kprofctl enable kprof:kprof_batch kprof:kprof_span --filter 'packets > 1' 2>/tmp/err; rc=$?
+set -e
+expect_eq "filter rejected in an existing instance" "$rc" 2
+expect_eq "kprof_batch still off" "$(cat "$TR/instances/kprof/events/kprof/kprof_batch/enable")" 0
+expect_eq "kprof_batch's filter untouched" "$(cat "$TR/instances/kprof/events/kprof/kprof_batch/filter")" none
+expect_eq "kprof_irq_handler still on" "$(cat "$TR/instances/kprof/events/kprof/kprof_irq_handler/enable")" 1
+kprofctl disable 'kprof:*' >/dev/null
+rmdir "$TR/instances/kprof"
 
 # Not root: exit 1, says so.
 set +e

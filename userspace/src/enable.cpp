@@ -22,25 +22,31 @@ int run_enable(const EnableOptions &opts)
 	Instance inst(opts.instance, Instance::Mode::Persistent);
 	if (!inst.recovered().empty())
 		std::cerr << "kprofctl: " << inst.recovered() << '\n';
+	// Every filter first, then every switch, each saved: a filter the
+	// kernel rejects for the second event leaves nothing changed (the
+	// destructor undoes the rest, and removes an instance it created).
+	auto rel = [](const std::string &e) {
+		return "events/" + e.substr(0, e.find(':')) + "/" + e.substr(e.find(':') + 1);
+	};
 	for (const auto &e : events) {
-		const std::string rel = "events/" + e.substr(0, e.find(':')) + "/" + e.substr(e.find(':') + 1);
-		if (opts.enable) {
-			if (opts.filter) {
-				try {
-					inst.set(rel + "/filter", *opts.filter, false);
-				} catch (const std::exception &) {
-					throw UsageError("the kernel rejected filter '" + *opts.filter + "' for " + e +
-							 " (see " + inst.dir() + "/" + rel + "/filter)");
-				}
-			}
-			inst.set(rel + "/enable", "1", false);
-		} else {
-			inst.set(rel + "/enable", "0", false);
-			inst.set(rel + "/filter", "0", false);
+		if (!opts.enable || !opts.filter)
+			continue;
+		try {
+			inst.set(rel(e) + "/filter", *opts.filter);
+		} catch (const std::exception &) {
+			throw UsageError("the kernel rejected filter '" + *opts.filter + "' for " + e + " (see " +
+					 inst.dir() + "/" + rel(e) + "/filter); nothing was changed");
 		}
+	}
+	for (const auto &e : events) {
+		inst.set(rel(e) + "/enable", opts.enable ? "1" : "0");
+		if (!opts.enable)
+			inst.set(rel(e) + "/filter", "0");
+	}
+	inst.keep();
+	for (const auto &e : events)
 		std::cout << (opts.enable ? "enabled " : "disabled ") << e << " in instance " << opts.instance
 			  << (opts.enable && opts.filter ? " with filter '" + *opts.filter + "'" : "") << '\n';
-	}
 	return 0;
 }
 

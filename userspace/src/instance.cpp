@@ -257,12 +257,21 @@ void Instance::restore()
 		unlink(restore_path_.c_str());
 }
 
+void Instance::keep()
+{
+	saved_.clear();
+	if (lock_fd_ >= 0)
+		unlink(restore_path_.c_str());
+	kept_ = true;
+}
+
 Instance::~Instance()
 {
 	// Restore first: if the instance cannot be removed (a reader holds it
 	// open), it is at least left as it was.
 	restore();
-	if (created_ && mode_ == Mode::Session && tracefs_instance_destroy(inst_.get()) == 0 && lock_fd_ >= 0)
+	const bool remove = mode_ == Mode::Session || !kept_;
+	if (created_ && remove && tracefs_instance_destroy(inst_.get()) == 0 && lock_fd_ >= 0)
 		unlink(owner_path_.c_str());
 	inst_.reset();
 	if (lock_fd_ >= 0)

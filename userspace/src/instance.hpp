@@ -51,6 +51,10 @@ public:
 	void save(const std::string &rel);
 	// Undo every set() now (also done by the destructor).
 	void restore();
+	// Persistent mode: the changes are done; without this the destructor
+	// undoes them and removes an instance it created, so that a command
+	// that fails half-way changes nothing.
+	void keep();
 	// Throw if the instance existed before and its buffer holds events
 	// nobody has read: a session would discard them.
 	void refuse_unread() const;
@@ -70,6 +74,7 @@ private:
 	Mode mode_;
 	int lock_fd_ = -1;
 	bool created_ = false;
+	bool kept_ = false;
 	std::string recovered_;
 	std::unique_ptr<tracefs_instance, Free> inst_;
 	std::vector<std::pair<std::string, std::string>> saved_;	// rel, old value
