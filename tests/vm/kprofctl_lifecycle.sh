@@ -186,6 +186,13 @@ expect_eq "kprof_irq_handler still on" "$(cat "$TR/instances/kprof/events/kprof/
 kprofctl disable 'kprof:*' >/dev/null
 rmdir "$TR/instances/kprof"
 
+# A report that cannot be written (a full disk) fails, with the reason.
+set +e
+kprofctl latency -d 1s >/dev/full 2>/tmp/err; rc=$?
+set -e
+expect_eq "exit status of a report written to /dev/full" "$rc" 1
+grep -q 'cannot write to standard output: No space left' /tmp/err || fail "unclear write error: $(cat /tmp/err)"
+
 # Not root: exit 1, says so.
 set +e
 mkdir -p /etc

@@ -58,8 +58,9 @@ int main(int argc, char **argv)
 	}
 
 	install_signals();
+	int rc;
 	try {
-		return std::visit(Overload{
+		rc = std::visit(Overload{
 					  [](const kprof::VersionRequest &) {
 						  std::cout << "kprofctl " KPROF_VERSION "\n";
 						  return 0;
@@ -81,4 +82,11 @@ int main(int argc, char **argv)
 		std::cerr << "kprofctl: error: " << e.what() << '\n';
 		return 1;
 	}
+	// A report that did not reach its reader (a full disk, a closed pipe)
+	// is a failure, whatever the command found.
+	if (!std::cout.flush()) {
+		std::cerr << "kprofctl: error: cannot write to standard output: " << std::strerror(errno) << '\n';
+		return 1;
+	}
+	return rc;
 }
