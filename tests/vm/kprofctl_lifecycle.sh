@@ -201,7 +201,8 @@ echo 'nogroup:x:65534:' >>/etc/group
 su -s /bin/sh nobody -c 'kprofctl status' 2>/tmp/err; rc=$?
 set -e
 expect_eq "exit status as nobody" "$rc" 1
-grep -q 'needs root' /tmp/err || fail "unclear root error: $(cat /tmp/err)"
+grep -q '^kprofctl: error: this needs root, or write access to tracefs' /tmp/err || fail "unclear root error: $(cat /tmp/err)"
+expect_eq "'kprofctl' in the root error" "$(grep -o kprofctl /tmp/err | wc -l)" 1
 
 # tracefs unmounted: kprofctl mounts it.
 umount $TR

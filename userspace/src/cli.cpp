@@ -80,7 +80,8 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 		return "kprofctl: " + std::string(e.what()) + "\nRun with --help for more information.\n";
 	});
 	app_.add_flag("-V,--version", version_, "print kprofctl's version and exit");
-	app_.footer("kprofctl needs root, tracefs and (for most commands) kprof.ko loaded.\n"
+	app_.footer("kprofctl needs root (or write access to tracefs and debugfs), tracefs and kprof.ko loaded;\n"
+		    "'list --all' does without kprof.ko, and 'report' reads a file and needs none of these.\n"
 		    "Exit status: 0 ok, 1 runtime error, 2 usage error (or, for irq -T, a threshold hit).\n"
 		    "Run 'kprofctl COMMAND --help' for a command's options.");
 
