@@ -7,8 +7,9 @@
 # every request to the start of the run that serves it: run by run, its
 # entry_to_running equals the module's own delta (its first due request to
 # its thread function's start) within 200 us for 2 runs in 3 and at the
-# median (TCG), the means within 5 %, every run busy to the module is busy
-# to the tracker, and kprofctl irq's RUNS and COALESCED equal the module's.
+# median (TCG), the means within 5 %, runs busy to the module and not to the
+# tracker (or the reverse) only in the windows between their marks, and
+# kprofctl irq's RUNS and COALESCED equal the module's.
 # kprof-kernels: 6.1 6.1-rt 7.3 7.3-rt arm64-7.3 6.12-debug
 . /tests/lib.sh
 
@@ -78,14 +79,19 @@ for how in msleep completion; do
 	# Busy is the thread inside the IRQ core's call of its thread
 	# function, which begins before and ends after the module's own marks:
 	# a request between the thread function's end and the call's return is
-	# busy to the tracker only (and served by the next run to both). The
-	# other way round never.
+	# busy to the tracker only (and served by the next run to both).
+	# The other way round: the module decides in its hard handler, the
+	# tracker at irq_handler_exit, after the handler's event is written and
+	# right before the IRQ core sets IRQTF_RUNTHREAD. A run that ends in
+	# between ended before the core's request, as the tracker says: busy
+	# to the module only (once in 96 runs on 6.1-rt next to another guest).
+	# A tracker that ignored the run would be off in nearly every run.
 	# (Not under the debug kernel, below.)
 	if [ "$idle" = 0 ] && ! debug_kernel; then
-		expect_eq "$how: runs busy to the module, not to the tracker" "$lost" 0
+		[ "$lost" -le $((1 + pairs / 50)) ] || fail "$how: $lost of $pairs runs busy to the module only"
 		[ "$late" -le $((2 + pairs / 50)) ] || fail "$how: $late of $pairs runs busy to the tracker only"
 	fi
-	echo "ok: $how: $late of $pairs runs busy to the tracker only (a request in the run's last instructions)"
+	echo "ok: $how: $late of $pairs runs busy to the tracker only (a request in the run's last instructions), $lost to the module only"
 	# The two deltas' ends lie close: the hard IRQ's entry before the
 	# handler's stamp, the run probe before the thread function (by the
 	# kprobes' own cost: 21-37 us at the median on TCG, 54 us under the
