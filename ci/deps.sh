@@ -215,7 +215,7 @@ guest_kmods() {
 	echo "$GUEST_KMODS" >"$dest/.done"
 }
 
-# promtool checks the --openmetrics files. It comes from Debian's
+# promtool checks the --prometheus files. It comes from Debian's
 # prometheus package, unpacked into the cache: installing the package would
 # start a Prometheus server on the host.
 install_promtool() {

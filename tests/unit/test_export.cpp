@@ -86,7 +86,7 @@ BOOST_AUTO_TEST_CASE(buckets_count_exactly_the_values_at_or_below_each_bound)
 	Histogram h;
 	for (uint64_t v : values)
 		h.record(v);
-	const std::string text = render_openmetrics(one_row(h));
+	const std::string text = render_prometheus(metrics_of(one_row(h)));
 	const auto s = samples(text);
 	const std::string l = "event=\"batch\",device=\"nic0\"";
 	const auto bounds = metric_bounds_ns();
@@ -122,7 +122,7 @@ BOOST_AUTO_TEST_CASE(metrics_carry_the_loss_and_escape_labels)
 	r.loss.push_back(CpuLoss{});
 	r.loss.back().header_missed = 17;
 	r.invalid = 3;
-	const std::string text = render_openmetrics(r);
+	const std::string text = render_prometheus(metrics_of(r));
 	const auto s = samples(text);
 	BOOST_TEST(s.at("kprof_latency_seconds_count{event=\"batch\",device=\"a\\\"b\\\\c\\nd\"}") == "1");
 	BOOST_TEST(s.at("kprof_latency_seconds_count{event=\"entry_to_running\",device=\"24 kprof_pktproc\","
@@ -133,6 +133,75 @@ BOOST_AUTO_TEST_CASE(metrics_carry_the_loss_and_escape_labels)
 	BOOST_TEST(s.at("kprof_invalid_records_total") == "3");
 	BOOST_TEST(count_of(text, "# TYPE kprof_latency_seconds histogram\n") == 1u);
 	BOOST_TEST(count_of(text, "# TYPE kprof_events_lost_total counter\n") == 1u);
+}
+
+// The file is its own state: a run adds its counts to what the last run
+// wrote, so every series only grows and the difference between two files
+// is the second run's traffic, exactly (what rate() and increase() need).
+BOOST_AUTO_TEST_CASE(metrics_add_up_across_runs)
+{
+	Histogram h1, h2, other;
+	const std::vector<uint64_t> second_run = {200, 200, 9000000};
+	for (uint64_t v : {100, 5000, 70000})
+		h1.record(v);
+	for (uint64_t v : second_run)
+		h2.record(v);
+	other.record(42);
+	Report r1 = one_row(h1);
+	r1.duration_s = 60;
+	r1.invalid = 1;
+	Report r2 = one_row(h2);
+	r2.rows.push_back({"span:packet", "nic1", -1, &other, -1});
+	r2.duration_s = 59.5;
+	r2.loss.push_back(CpuLoss{});
+	r2.loss.back().header_missed = 4;
+	Metrics m;
+	add_metrics(m, metrics_of(r1));
+	const std::string first = render_prometheus(m);
+	Metrics again = parse_prometheus(first);
+	add_metrics(again, metrics_of(r2));
+	const std::string second = render_prometheus(again);
+	const auto a = samples(first), b = samples(second);
+	const std::string l = "event=\"batch\",device=\"nic0\"";
+	BOOST_TEST(a.at("kprof_latency_seconds_count{" + l + "}") == "3");
+	BOOST_TEST(b.at("kprof_latency_seconds_count{" + l + "}") == "6");
+	BOOST_TEST(b.at("kprof_latency_seconds_count{event=\"span:packet\",device=\"nic1\"}") == "1");
+	// Every series of the first file grows by the second run's count.
+	for (const auto &[series, v] : a) {
+		BOOST_TEST_INFO(series);
+		BOOST_TEST_REQUIRE(b.count(series) == 1u);
+		BOOST_TEST(std::stod(b.at(series)) >= std::stod(v));
+	}
+	const auto bounds = metric_bounds_ns();
+	const auto ba = buckets(first, l), bb = buckets(second, l);
+	BOOST_TEST_REQUIRE(bb.size() == bounds.size() + 1);
+	for (size_t i = 0; i < bounds.size(); i++) {
+		const auto want = std::count_if(second_run.begin(), second_run.end(),
+						[&](uint64_t v) { return v <= bounds[i]; });
+		BOOST_TEST(bb[i].second - ba[i].second == uint64_t(want), bb[i].first);
+	}
+	BOOST_TEST(std::stod(b.at("kprof_latency_seconds_sum{" + l + "}")) == (75100 + 9000400) / 1e9,
+		   boost::test_tools::tolerance(1e-9));
+	BOOST_TEST(b.at("kprof_events_lost_total") == "4");
+	BOOST_TEST(b.at("kprof_invalid_records_total") == "1");
+	BOOST_TEST(b.at("kprof_runs_total") == "2");
+	BOOST_TEST(std::stod(b.at("kprof_collection_seconds_total")) == 119.5);
+	// Read back, the second file is what was added up.
+	BOOST_TEST(render_prometheus(parse_prometheus(second)) == second);
+	BOOST_TEST(count_of(second, "# TYPE kprof_latency_seconds histogram\n") == 1u);
+	BOOST_TEST(count_of(second, "gauge") == 0u);
+}
+
+// A file kprofctl did not write, or wrote with other bucket bounds, is not
+// continued.
+BOOST_AUTO_TEST_CASE(a_foreign_metrics_file_is_refused)
+{
+	BOOST_CHECK_THROW(parse_prometheus("node_load1 0.5\n"), std::runtime_error);
+	BOOST_CHECK_THROW(parse_prometheus("kprof_latency_seconds_bucket{event=\"a\",device=\"b\",le=\"0.5\"} 1\n"),
+			  std::runtime_error);
+	BOOST_CHECK_THROW(parse_prometheus("kprof_events_read_total -1\n"), std::runtime_error);
+	BOOST_CHECK_THROW(parse_prometheus("kprof_events_read_total\n"), std::runtime_error);
+	BOOST_TEST(parse_prometheus("# HELP x\n\n").runs == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(svg_draws_one_chart_per_total_row)

@@ -2,12 +2,15 @@
 #include "cli.hpp"
 
 #include "events.hpp"
+#include "export.hpp"
 
 #include "parse.hpp"
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <ostream>
+#include <sstream>
 
 namespace kprof {
 
@@ -54,6 +57,24 @@ CLI::Validator parses(F parse)
 }
 const auto kDuration = parses([](const std::string &s) { parse_duration(s); });
 const auto kCpuList = parses([](const std::string &s) { parse_cpu_list(s); });
+
+// A --prometheus file that exists must be one kprofctl wrote: its counters
+// go on from there. Checked before collecting.
+const auto kPrometheusFile = CLI::Validator(
+	[](std::string &s) {
+		std::ifstream in(s);
+		if (!in)
+			return std::string();
+		std::ostringstream text;
+		text << in.rdbuf();
+		try {
+			parse_prometheus(text.str());
+			return std::string();
+		} catch (const std::runtime_error &e) {
+			return s + ": " + e.what() + " (not a file of kprofctl's; remove it to start the counters over)";
+		}
+	},
+	"");
 
 void add_instance(CLI::App *cmd, std::string &dest)
 {
@@ -273,11 +294,18 @@ void Cli::add_report_options(CLI::App *cmd, CollectOptions &o, RawCollect &)
 			"also draw each event's histogram on a log time axis, p50/p99/p99.9/max marked, to FILE (SVG)")
 		->check(kOutputFile)
 		->type_name("FILE");
-	cmd->add_option("--openmetrics", o.openmetrics,
-			"also write the histograms and the loss counters to FILE in Prometheus' text format, "
-			"for node_exporter's textfile collector (written to FILE.tmp, then renamed)")
+	cmd->add_option("--prometheus", o.prometheus,
+			"also add the histograms and the loss counters to the counters in FILE, in Prometheus' text "
+			"format for node_exporter's textfile collector: each run adds to what the last one wrote, so "
+			"rate() and histogram_quantile() work across runs (written to FILE.tmp, then renamed)")
 		->check(kOutputFile)
+		->check(kPrometheusFile)
 		->type_name("FILE");
+	// The old name wrote per-run numbers typed as counters, in a format
+	// that is not OpenMetrics: refused with the new name, not reinterpreted.
+	cmd->add_option("--openmetrics", o.prometheus)
+		->check(CLI::Validator([](std::string &) { return std::string("renamed --prometheus, whose counters add up across runs"); }, ""))
+		->group("");
 }
 
 void Cli::add_collect_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw)

@@ -416,6 +416,22 @@ void fill_rows(const CollectOptions &opts, const std::map<Aggregator::Key, Histo
 	}
 }
 
+// The run's metrics added to those @path holds (checked before collecting:
+// cli.cpp), written whole.
+void add_to_prometheus_file(const std::string &path, const Report &rep)
+{
+	Metrics m;
+	if (const auto text = sys::read_file(path)) {
+		try {
+			m = parse_prometheus(*text);
+		} catch (const std::runtime_error &e) {
+			throw std::runtime_error(path + ": " + e.what() + " (changed while kprofctl ran?)");
+		}
+	}
+	add_metrics(m, metrics_of(rep));
+	sys::replace_file(path, render_prometheus(m));
+}
+
 void render(const CollectOptions &opts, const Report &rep)
 {
 	if (opts.json)
@@ -432,8 +448,8 @@ void render(const CollectOptions &opts, const Report &rep)
 		std::cerr << "kprofctl: " << rep.events_read << " events read, none lost\n";
 	if (opts.svg)
 		sys::replace_file(*opts.svg, render_svg(rep));
-	if (opts.openmetrics)
-		sys::replace_file(*opts.openmetrics, render_openmetrics(rep));
+	if (opts.prometheus)
+		add_to_prometheus_file(*opts.prometheus, rep);
 }
 
 

@@ -30,6 +30,8 @@ std::string option_head(const CLI::Option &o)
 void write_options(std::ostringstream &m, const CLI::App &app)
 {
 	for (const CLI::Option *o : app.get_options()) {
+		if (o->get_group().empty())
+			continue;	// hidden from --help too: an old name that is refused
 		m << ".TP\n" << option_head(*o) << '\n' << troff_escape(o->get_description());
 		if (o->get_required())
 			m << " (required)";

@@ -51,7 +51,7 @@ struct CollectOptions {
 	unsigned buffer_kb = 0;			// 0: leave the instance's size
 	std::string instance = kDefaultInstance;
 	std::optional<std::string> svg;		// --svg FILE: the histograms as a picture
-	std::optional<std::string> openmetrics;	// --openmetrics FILE: node_exporter's textfile format
+	std::optional<std::string> prometheus;	// --prometheus FILE: counters that add up across runs
 };
 
 struct LatencyOptions : CollectOptions {
