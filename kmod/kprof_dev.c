@@ -637,12 +637,28 @@ static ssize_t aggregate_write(struct file *file, const char __user *ubuf,
 	if (val > KPROF_AGG_FROZEN)
 		return -EINVAL;
 	mutex_lock(&ctl->lock);
-	if (val == KPROF_AGG_FROZEN && ctl->state == KPROF_AGG_OFF)
+	if (ctl->owner && ctl->owner != file)
+		ret = -EBUSY;	/* another run's */
+	else if (val == KPROF_AGG_FROZEN && ctl->state == KPROF_AGG_OFF)
 		ret = -EINVAL;	/* nothing to freeze */
 	else
 		ret = ctl->set(val);
+	if (!ret)
+		ctl->owner = val == KPROF_AGG_OFF ? NULL : file;
 	mutex_unlock(&ctl->lock);
 	return ret ? ret : count;
+}
+
+/* The owner's file closed: the aggregation stays as it left it, unowned. */
+static int aggregate_release(struct inode *inode, struct file *file)
+{
+	struct kprof_agg_ctl *ctl = file->private_data;
+
+	mutex_lock(&ctl->lock);
+	if (ctl->owner == file)
+		ctl->owner = NULL;
+	mutex_unlock(&ctl->lock);
+	return 0;
 }
 
 static ssize_t aggregate_read(struct file *file, char __user *ubuf, size_t count,
@@ -663,6 +679,7 @@ static const struct file_operations aggregate_fops = {
 	.open = simple_open,
 	.read = aggregate_read,
 	.write = aggregate_write,
+	.release = aggregate_release,
 	.llseek = default_llseek,
 };
 

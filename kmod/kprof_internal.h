@@ -64,13 +64,17 @@ static inline void kprof_hist_add(struct kprof_hist *h, u64 ns)
  * (recording stopped, the histograms kept for reading). @set switches to
  * its argument with @lock held and stores the state reached in @state
  * (off if it failed); readers of @state hold @lock or whatever else @set
- * holds while it writes it.
+ * holds while it writes it. The open file that switched it on or froze
+ * it is its @owner until it switches it off or is closed: writes through
+ * any other file fail with -EBUSY meanwhile, so that two runs cannot zero
+ * or free each other's histograms.
  */
 enum { KPROF_AGG_OFF, KPROF_AGG_ON, KPROF_AGG_FROZEN };
 
 struct kprof_agg_ctl {
 	struct mutex lock;	/* writers of the file; readers of the state */
 	unsigned int state;
+	const struct file *owner;	/* compared, never dereferenced */
 	int (*set)(unsigned int val);
 };
 

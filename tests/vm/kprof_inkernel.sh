@@ -70,6 +70,39 @@ grep -q "restarting the in-kernel aggregation" /tmp/k.err || fail "no word about
 grep -q "no ring buffer, so no event could be lost" /tmp/k.txt || fail "the text report does not say where it came from"
 expect_eq "aggregation after the next run" "$(cat $A)" 0
 
+# One owner at a time: the file that switched an aggregation on owns it
+# until it switches it off or is closed; writes through any other file fail
+# with EBUSY and change nothing, so a second run cannot zero or free the
+# first's histograms. Both switches (girq_aggregate shares the code).
+for f in $A $KP/girq_aggregate; do
+	exec 3>"$f"
+	echo 1 >&3
+	expect_errno 0 "$f" "Device or resource busy"
+	expect_errno 1 "$f" "Device or resource busy"
+	echo 2 >&3
+	exec 3>&-
+	expect_eq "$f left by its closed owner" "$(cat "$f")" 2
+	echo 0 >"$f" || fail "$f: another file cannot write once the owner closed"
+done
+# kprofctl: a second --in-kernel run fails at its start, naming the first,
+# which goes on and reports.
+kprofctl latency --in-kernel --json >/tmp/k.json 2>/tmp/k.err &
+kpid=$!
+wait_aggregating
+set +e
+kprofctl latency --in-kernel -d 1s >/dev/null 2>/tmp/k2.err
+rc=$?
+set -e
+expect_eq "exit status of a second --in-kernel run" "$rc" 1
+grep -q "is in use by pid $kpid (kprofctl)" /tmp/k2.err || fail "the second run does not name the first: $(cat /tmp/k2.err)"
+cat /tmp/k2.err
+expect_eq "aggregation after the second run failed" "$(cat $A)" 1
+run_traffic 1
+kill -INT $kpid
+wait $kpid || fail "the first run failed: $(cat /tmp/k.err)"
+grep -q '"count"' /tmp/k.json || fail "the first run reported nothing"
+expect_eq "aggregation after the first run" "$(cat $A)" 0
+
 # A device registered while the aggregation is on records from then on; one
 # frozen records nothing more; unloading kprof with it on is clean (the
 # harness checks dmesg).

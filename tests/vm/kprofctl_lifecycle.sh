@@ -204,11 +204,28 @@ expect_eq "exit status as nobody" "$rc" 1
 grep -q '^kprofctl: error: this needs root, or write access to tracefs' /tmp/err || fail "unclear root error: $(cat /tmp/err)"
 expect_eq "'kprofctl' in the root error" "$(grep -o kprofctl /tmp/err | wc -l)" 1
 
-# tracefs unmounted: kprofctl mounts it.
+# tracefs and debugfs unmounted: kprofctl mounts them for its run, says so,
+# and unmounts them when it leaves. Mounted before, it says nothing and
+# leaves them.
 umount $TR
-kprofctl status >/tmp/out || fail "status without tracefs mounted"
-grep -q ' tracefs ' /proc/mounts || fail "kprofctl did not mount tracefs"
+umount /sys/kernel/debug/tracing 2>/dev/null || true	# the kernel's automount
+umount /sys/kernel/debug
+kprofctl status >/tmp/out 2>/tmp/err || fail "status without tracefs and debugfs mounted: $(cat /tmp/err)"
+cat /tmp/err
 grep -q 'pktproc-q0' /tmp/out || fail "status does not list the device"
+for m in "tracefs $TR" "debugfs /sys/kernel/debug"; do
+	set -- $m
+	grep -q "^kprofctl: $1 was not mounted: mounted it on $2 for this run, and unmounted it$" /tmp/err ||
+		fail "kprofctl does not say it mounted $1: $(cat /tmp/err)"
+	grep -q " $2 $1 " /proc/mounts && fail "kprofctl left $1 mounted on $2"
+	echo "ok: $1 mounted on $2 for the run, said, and unmounted"
+done
+mount -t tracefs tracefs $TR
+mount -t debugfs debugfs /sys/kernel/debug
+kprofctl status >/dev/null 2>/tmp/err || fail "status: $(cat /tmp/err)"
+expect_eq "stderr of status with everything mounted" "$(cat /tmp/err)" ""
+expect_mounted $TR tracefs
+expect_mounted /sys/kernel/debug debugfs
 
 # counters, and --reset.
 echo 1 >"$KP/enable"

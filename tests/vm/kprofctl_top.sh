@@ -1,4 +1,5 @@
-# kprofctl top in a terminal (tmux): the table refreshes, r resets the
+# kprofctl top in a terminal (tmux): the table refreshes, a second
+# --in-kernel run fails at its start without disturbing it, r resets the
 # totals, and q leaves the terminal as it was (main screen, cursor, tty
 # modes) with the last table printed and the aggregation off; SIGTERM does
 # the same. COUNT + MISSED is exactly what kprof.ko counted meanwhile.
@@ -57,6 +58,15 @@ case "$(cat "$KP/aggregate")" in
 1 | 2) echo "ok: live: aggregation on (or frozen for a read)" ;;
 *) fail "live: aggregation is $(cat "$KP/aggregate") while top runs" ;;
 esac
+# Another user of the aggregation fails at its start, naming top; top goes
+# on (its totals grow below).
+set +e
+kprofctl latency --in-kernel -d 1s >/dev/null 2>/tmp/second.err
+rc=$?
+set -e
+expect_eq "latency --in-kernel next to top: exit status" "$rc" 1
+grep -q "is in use by pid $(pidof kprofctl) (kprofctl)" /tmp/second.err ||
+	fail "latency --in-kernel next to top: $(cat /tmp/second.err)"
 screen_of live
 w=$(windows live)
 c1=$(total live pktproc-q0 batch)

@@ -6,6 +6,7 @@
 #include "export.hpp"
 #include "sys.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,9 +82,17 @@ Aggregation::Aggregation(const std::string &file) : file_(file)
 	if (!state)
 		throw std::runtime_error("this kprof.ko has no in-kernel aggregation (no " + file_ +
 					 "): load the kprof.ko of this kprofctl's version");
+	fd_ = ::open(file_.c_str(), O_WRONLY | O_CLOEXEC);
+	if (fd_ < 0)
+		throw std::runtime_error("cannot open " + file_ + ": " + std::strerror(errno));
+	try {
+		set(AggState::On);
+	} catch (...) {
+		::close(fd_);
+		throw;
+	}
 	if (std::stoi(*state) != int(AggState::Off))
 		std::cerr << "kprofctl: restarting the in-kernel aggregation an earlier run left on\n";
-	set(AggState::On);
 }
 
 Aggregation::~Aggregation()
@@ -93,11 +102,22 @@ Aggregation::~Aggregation()
 	} catch (const std::exception &e) {
 		std::cerr << "kprofctl: " << e.what() << '\n';
 	}
+	::close(fd_);
 }
 
 void Aggregation::set(AggState s)
 {
-	sys::write_file(file_, std::to_string(int(s)));
+	const std::string v = std::to_string(int(s));
+	if (::write(fd_, v.data(), v.size()) == ssize_t(v.size()))
+		return;
+	if (errno != EBUSY)
+		throw std::runtime_error("cannot write '" + v + "' to " + file_ + ": " + std::strerror(errno));
+	std::string who;
+	for (const auto &h : sys::holders_of(file_))
+		who += (who.empty() ? " by pid " : ", pid ") + h;
+	throw std::runtime_error("the in-kernel aggregation (" + file_ + ") is in use" + who +
+				 ": one run at a time owns it (latency --in-kernel, irq --in-kernel, top); "
+				 "wait for that run to end, or collect without --in-kernel");
 }
 
 Plan base_plan(Source source, const CollectOptions &opts)

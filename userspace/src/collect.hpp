@@ -39,7 +39,10 @@ struct Plan {
 
 // An in-kernel aggregation switch (kprof/aggregate, kprof/girq_aggregate)
 // turned on for one run: on (zeroed) at construction, frozen for reading,
-// off (freed) at destruction, also on errors and signals.
+// off (freed) at destruction, also on errors and signals. The switch stays
+// open meanwhile: kprof.ko refuses every other file's writes while this
+// one owns it, so a second run fails at its start with the holder's pid,
+// instead of zeroing or freeing this run's histograms.
 class Aggregation {
 public:
 	explicit Aggregation(const std::string &file);
@@ -53,6 +56,7 @@ public:
 private:
 	void set(AggState s);
 	std::string file_;
+	int fd_ = -1;
 };
 
 // The machine checks every plan makes (root, tracefs, kprof.ko, -c) and

@@ -3,6 +3,7 @@
 // own file; errors become one line on stderr and an exit status here.
 #include "cli.hpp"
 #include "commands.hpp"
+#include "sys.hpp"
 
 #include <csignal>
 #include <cstring>
@@ -60,6 +61,7 @@ int main(int argc, char **argv)
 	install_signals();
 	int rc;
 	try {
+		const kprof::sys::Mounts mounts;
 		rc = std::visit(Overload{
 					  [](const kprof::VersionRequest &) {
 						  std::cout << "kprofctl " KPROF_VERSION "\n";

@@ -6,6 +6,7 @@
 
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -29,6 +31,53 @@ void require_root()
 		return;
 	throw std::runtime_error("this needs root, or write access to tracefs (/sys/kernel/tracing) and "
 				 "debugfs: try sudo");
+}
+
+namespace {
+
+// Where kprofctl (or libtracefs for it) mounts.
+const std::vector<std::pair<std::string, std::string>> kOwnMounts = {
+	{"/sys/kernel/tracing", "tracefs"},
+	{"/sys/kernel/debug", "debugfs"},
+};
+
+// The mount points in /proc/self/mounts and their file system types (the
+// last mounted on each).
+std::map<std::string, std::string> mount_table()
+{
+	std::map<std::string, std::string> table;
+	std::ifstream in("/proc/self/mounts");
+	std::string dev, point, type, rest;
+	while (in >> dev >> point >> type && std::getline(in, rest))
+		table[point] = type;
+	return table;
+}
+
+}  // namespace
+
+Mounts::Mounts()
+{
+	const auto table = mount_table();
+	for (const auto &[point, type] : kOwnMounts)
+		if (!table.count(point))
+			absent_.push_back(point);
+}
+
+Mounts::~Mounts()
+{
+	const auto table = mount_table();
+	for (const auto &[point, type] : kOwnMounts) {
+		const auto it = table.find(point);
+		if (it == table.end() || it->second != type ||
+		    std::find(absent_.begin(), absent_.end(), point) == absent_.end())
+			continue;
+		if (umount(point.c_str()) == 0)
+			std::cerr << "kprofctl: " << type << " was not mounted: mounted it on " << point
+				  << " for this run, and unmounted it\n";
+		else
+			std::cerr << "kprofctl: " << type << " was not mounted: mounted it on " << point
+				  << ", and left it mounted (" << std::strerror(errno) << ")\n";
+	}
 }
 
 std::string tracing_dir()
@@ -82,6 +131,29 @@ void write_file(const std::string &path, const std::string &value)
 					 std::strerror(ok ? errno : werr));
 }
 
+std::vector<std::string> holders_of(const std::string &path)
+{
+	namespace fs = std::filesystem;
+	const std::string self = std::to_string(getpid());
+	std::vector<std::string> who;
+	std::error_code ec;
+	for (const auto &proc : fs::directory_iterator("/proc", ec)) {
+		const std::string pid = proc.path().filename();
+		if (pid.find_first_not_of("0123456789") != std::string::npos || pid == self)
+			continue;
+		std::error_code fec;	// processes come and go meanwhile
+		for (const auto &fd : fs::directory_iterator(proc.path() / "fd", fec)) {
+			std::error_code lec;
+			if (fs::read_symlink(fd.path(), lec) != path)
+				continue;
+			const auto comm = read_file(proc.path() / "comm");
+			who.push_back(pid + " (" + (comm ? comm->substr(0, comm->find('\n')) : "?") + ")");
+			break;
+		}
+	}
+	return who;
+}
+
 void replace_file(const std::string &path, const std::string &content)
 {
 	const std::string tmp = path + ".tmp";
@@ -111,10 +183,36 @@ std::optional<std::string> module_version()
 	return v;
 }
 
+namespace {
+
+// kprof.ko as modprobe finds it for the running kernel (a package's or
+// DKMS's, in modules.dep), or nullopt.
+std::optional<std::string> installed_module()
+{
+	struct utsname u {};
+	if (uname(&u) != 0)
+		return std::nullopt;
+	const std::string dir = std::string("/lib/modules/") + u.release + "/";
+	std::ifstream in(dir + "modules.dep");
+	for (std::string line; std::getline(in, line);) {
+		const std::string path = line.substr(0, line.find(':'));
+		const std::string base = path.substr(path.rfind('/') + 1);
+		if (base == "kprof.ko" || base.rfind("kprof.ko.", 0) == 0)
+			return path.rfind('/', 0) == 0 ? path : dir + path;
+	}
+	return std::nullopt;
+}
+
+}  // namespace
+
 void require_module()
 {
-	if (!module_version())
-		throw std::runtime_error("kprof.ko is not loaded: insmod kprof.ko (then load the drivers that use it)");
+	if (module_version())
+		return;
+	if (const auto path = installed_module())
+		throw std::runtime_error("kprof.ko is not loaded: modprobe kprof (installed for this kernel: " + *path +
+					 "), then load the drivers that use it");
+	throw std::runtime_error("kprof.ko is not loaded: insmod kprof.ko (then load the drivers that use it)");
 }
 
 std::vector<std::string> devices(const std::string &debugfs)

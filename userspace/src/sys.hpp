@@ -17,6 +17,22 @@ inline constexpr const char *kGirqScope = "girq";
 namespace kprof::sys {
 
 void require_root();
+
+// The kernel file systems kprofctl mounts when they are not (tracefs by
+// tracing_dir(), debugfs by kprof_debugfs()), at their standard places.
+// One lives in main for the whole run: what was not mounted when it was
+// made and is mounted when it goes, kprofctl mounted; it unmounts those
+// and says so (or why it left one mounted).
+class Mounts {
+public:
+	Mounts();
+	Mounts(const Mounts &) = delete;
+	Mounts &operator=(const Mounts &) = delete;
+	~Mounts();
+
+private:
+	std::vector<std::string> absent_;	// mount points with nothing on them at the start
+};
 // The tracefs mount point; mounts tracefs if it is not mounted.
 std::string tracing_dir();
 // kprof's debugfs directory, or nullopt if debugfs is not there (and
@@ -52,6 +68,8 @@ std::map<std::string, std::vector<std::string>> read_span_names(const std::strin
 std::optional<std::string> read_file(const std::string &path);
 // Write @value; on failure throw with the kernel's errno text.
 void write_file(const std::string &path, const std::string &value);
+// The other processes ("pid (name)") that hold @path open, from /proc/*/fd.
+std::vector<std::string> holders_of(const std::string &path);
 // Write @content to a new file @path atomically: to "@path.tmp", then
 // renamed over @path, so that a reader (node_exporter) never sees half.
 void replace_file(const std::string &path, const std::string &content);
