@@ -7,6 +7,8 @@
 
 #include "tracefile.hpp"
 
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -97,4 +99,72 @@ BOOST_AUTO_TEST_CASE(cpus_and_errors)
 	BOOST_TEST(cpu1->cpus.count(0) == 0u);
 	BOOST_CHECK_THROW(read_trace_file((kDir / "trace.txt").string(), {}, {}), std::runtime_error);
 	BOOST_CHECK_THROW(read_trace_file("/nonexistent/trace.dat", {}, {}), std::runtime_error);
+}
+
+namespace {
+
+// The fixture as a version 6 file without compression (trace-cmd convert),
+// whose pages lie in the file as the ring buffer wrote them.
+std::string uncompressed_fixture(const fs::path &out)
+{
+	const std::string cmd = "trace-cmd convert --file-version 6 --compression none -i '" +
+				(kDir / "trace.dat").string() + "' -o '" + out.string() + "' >/dev/null 2>&1";
+	BOOST_REQUIRE_MESSAGE(std::system(cmd.c_str()) == 0, "trace-cmd convert failed (make deps installs trace-cmd)");
+	std::ifstream in(out, std::ios::binary);
+	return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+uint64_t load64(const std::string &b, size_t at)
+{
+	uint64_t v;
+	std::memcpy(&v, b.data() + at, 8);
+	return v;
+}
+
+void store64(std::string &b, size_t at, uint64_t v)
+{
+	std::memcpy(b.data() + at, &v, 8);
+}
+
+constexpr uint64_t kMissingEvents = 1ull << 31, kMissingStored = 1ull << 30;
+
+}  // namespace
+
+// A page that begins with a time extend (as after a write that an
+// interrupt nested into) and was flagged with 1234 events lost before it:
+// libtracecmd's count (kbuffer_missed_events()) is 0 there, because its
+// first event is not at the page's start; the header says 1234.
+BOOST_AUTO_TEST_CASE(loss_before_a_page_that_begins_with_a_time_extend)
+{
+	const fs::path v6 = fs::temp_directory_path() / ("kprof-v6-" + std::to_string(getpid()) + ".dat");
+	std::string bytes = uncompressed_fixture(v6);
+	// "flyrecord\0", then each CPU's data offset and size (u64).
+	const size_t fly = bytes.rfind(std::string("flyrecord", 10));
+	BOOST_REQUIRE(fly != std::string::npos);
+	const uint64_t off = load64(bytes, fly + 10), size = load64(bytes, fly + 18);
+	constexpr size_t kPage = 4096, kHeader = 16;
+	BOOST_REQUIRE(off % kPage == 0 && off + size <= bytes.size());
+	// The first page of CPU 0 with room for 16 more bytes: a time extend
+	// of delta 0 before its records, and the stored count after them.
+	size_t page = 0;
+	for (size_t p = off; p < off + size && !page; p += kPage)
+		if (load64(bytes, p + 8) + kHeader + 16 <= kPage)
+			page = p;
+	BOOST_REQUIRE(page != 0);
+	const uint64_t len = load64(bytes, page + 8);
+	BOOST_REQUIRE((len & (kMissingEvents | kMissingStored)) == 0u);
+	bytes.replace(page + kHeader + 8, len, bytes, page + kHeader, len);
+	store64(bytes, page + kHeader, 30);	// type_len 30 (time extend), delta 0
+	store64(bytes, page + 8, (len + 8) | kMissingEvents | kMissingStored);
+	store64(bytes, page + kHeader + len + 8, 1234);
+	std::ofstream(v6, std::ios::binary | std::ios::trunc) << bytes;
+
+	const Text text = read_text();
+	const auto f = read_trace_file(v6.string(), {}, {});
+	fs::remove(v6);
+	BOOST_TEST(f->events == text.events);
+	BOOST_TEST(f->invalid == 0u);
+	BOOST_TEST(f->cpus.at(0).header_missed == 1234u);
+	BOOST_TEST(f->cpus.at(0).lossy_pages == 0u);
+	BOOST_TEST(f->cpus.at(1).header_missed == 0u);
 }

@@ -250,6 +250,14 @@ uint32_t Decoder::intern(std::string_view name)
 	return id;
 }
 
+std::optional<int64_t> Decoder::page_missed(const void *page, size_t size) const
+{
+	const auto h = parse_page_header(page, size, commit_size_, order_);
+	if (!h)
+		return std::nullopt;
+	return h->missed;
+}
+
 PageResult Decoder::decode_page(const void *page, size_t size, int cpu, std::vector<Sample> &out)
 {
 	PageResult r;

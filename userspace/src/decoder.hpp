@@ -145,6 +145,10 @@ public:
 	void decode_record(const uint8_t *data, int size, uint64_t ts, int cpu, PageResult &r,
 			   std::vector<Sample> &out);
 
+	// What the header of a @size-byte page says was lost before it (as
+	// PageResult::missed); nullopt if the header does not fit.
+	std::optional<int64_t> page_missed(const void *page, size_t size) const;
+
 	const std::string &device_name(uint32_t id) const { return devices_[id]; }
 	size_t device_count() const { return devices_.size(); }
 	// The kinds whose events the tep handle knows.

@@ -8,9 +8,17 @@
 #include <unistd.h>
 #include <trace-cmd.h>
 
+/*
+ * Exported by libtracecmd (since 2015: trace-cmd 2.6) and declared only in
+ * its private header: the page a record lies in, and the pages' size.
+ */
+void *tracecmd_record_page(struct tracecmd_input *handle, struct tep_record *record);
+int tracecmd_page_size(struct tracecmd_input *handle);
+
 struct kprof_tc {
 	struct tracecmd_input *in;
 	struct tep_record *cur;	/* the record handed out last */
+	void *page;		/* its page */
 };
 
 #define KPROF_TC_FLAGS TRACECMD_FL_LOAD_NO_PLUGINS
@@ -87,15 +95,26 @@ int kprof_tc_cpus(struct kprof_tc *tc)
 	return tep_get_cpus(tracecmd_get_tep(tc->in));
 }
 
+/*
+ * The record before is freed only once this one is read: its page stays
+ * mapped meanwhile, so a new page cannot reuse its address, and a page
+ * whose address differs from the last record's is a new one.
+ */
 int kprof_tc_next(struct kprof_tc *tc, int cpu, int first, struct kprof_tc_record *out)
 {
+	struct tep_record *rec = first ? tracecmd_read_cpu_first(tc->in, cpu) : tracecmd_read_data(tc->in, cpu);
+	void *page = rec ? tracecmd_record_page(tc->in, rec) : NULL;
+	int new_page = first || page != tc->page;
+
 	tracecmd_free_record(tc->cur);
-	tc->cur = first ? tracecmd_read_cpu_first(tc->in, cpu) : tracecmd_read_data(tc->in, cpu);
-	if (!tc->cur)
+	tc->cur = rec;
+	tc->page = page;
+	if (!rec)
 		return 0;
-	out->data = tc->cur->data;
-	out->size = tc->cur->size;
-	out->ts = tc->cur->ts;
-	out->missed_events = tc->cur->missed_events;
+	out->data = rec->data;
+	out->size = rec->size;
+	out->ts = rec->ts;
+	out->page = new_page ? page : NULL;
+	out->page_size = tracecmd_page_size(tc->in);
 	return 1;
 }

@@ -15,12 +15,18 @@ extern "C" {
 struct tep_handle;
 struct kprof_tc;
 
-/* One record, valid until the next kprof_tc_next() or kprof_tc_close(). */
+/*
+ * One record, valid until the next kprof_tc_next() or kprof_tc_close().
+ * The first record of each page also carries the page (header included):
+ * what was lost before it is in that header. libtracecmd's own count
+ * (kbuffer_missed_events()) is 0 when the page begins with a time extend.
+ */
 struct kprof_tc_record {
 	const void *data;
 	int size;
 	unsigned long long ts;
-	long long missed_events;	/* > 0: dropped before it; < 0: unknown */
+	const void *page;	/* NULL but on a page's first record */
+	int page_size;
 };
 
 /* NULL if libtracecmd cannot open @path as a trace-cmd data file. */

@@ -22,18 +22,24 @@ struct Pass {
 	std::vector<Sample> samples;
 };
 
-// A record of @cpu, the first of a page the ring buffer dropped events
-// before when its missed_events is set (> 0 the count, < 0 unknown).
+// A record of @cpu; on the first of a page, what the ring buffer dropped
+// before that page, from its header (> 0 the count, < 0 unknown), as the
+// live path reads it.
 void on_record(Pass &p, const kprof_tc_record *rec, int cpu)
 {
 	TraceFile &f = p.f;
 	CpuLoss &l = f.cpus[cpu];
 	l.cpu = cpu;
 	l.records++;
-	if (rec->missed_events > 0)
-		l.header_missed += uint64_t(rec->missed_events);
-	else if (rec->missed_events < 0)
-		l.lossy_pages++;
+	if (rec->page) {
+		const auto missed = p.decoder.page_missed(rec->page, size_t(rec->page_size));
+		if (!missed)
+			l.bad_pages++;
+		else if (*missed > 0)
+			l.header_missed += uint64_t(*missed);
+		else if (*missed < 0)
+			l.lossy_pages++;
+	}
 	f.first_ts = std::min<uint64_t>(f.first_ts, rec->ts);
 	f.last_ts = std::max<uint64_t>(f.last_ts, rec->ts);
 	PageResult r;
