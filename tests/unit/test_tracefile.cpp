@@ -5,6 +5,8 @@
 #define BOOST_TEST_MODULE kprof_tracefile
 #include <boost/test/unit_test.hpp>
 
+#include "bigendian_tracedat.hpp"
+#include "tep.hpp"
 #include "tracefile.hpp"
 
 #include <cstdlib>
@@ -28,18 +30,19 @@ const fs::path kDir = fs::path(KPROF_FIXTURES) / "6.1.0-57-amd64";
 struct Text {
 	uint64_t events = 0;
 	std::map<std::pair<std::string, std::string>, std::pair<uint64_t, uint64_t>> rows;
+	std::vector<std::string> lines;	// the kprof events' lines
 };
 
-Text read_text()
+Text read_text(std::istream &in)
 {
 	Text t;
-	std::ifstream in(kDir / "trace.txt");
 	const std::regex dev_event(R"( kprof_(irq_thread_latency|irq_handler|batch): +dev=(\S+) .*(delta|duration)_ns=(\d+))");
 	std::smatch m;
 	for (std::string line; std::getline(in, line);) {
 		if (line.find(" kprof_") == std::string::npos)
 			continue;
 		t.events++;
+		t.lines.push_back(line);
 		if (!std::regex_search(line, m, dev_event))
 			continue;
 		auto &[count, max] = t.rows[{m[1], m[2]}];
@@ -47,6 +50,12 @@ Text read_text()
 		max = std::max<uint64_t>(max, std::stoull(m[4]));
 	}
 	return t;
+}
+
+Text read_text()
+{
+	std::ifstream in(kDir / "trace.txt");
+	return read_text(in);
 }
 
 }  // namespace
@@ -167,4 +176,42 @@ BOOST_AUTO_TEST_CASE(loss_before_a_page_that_begins_with_a_time_extend)
 	BOOST_TEST(f->cpus.at(0).header_missed == 1234u);
 	BOOST_TEST(f->cpus.at(0).lossy_pages == 0u);
 	BOOST_TEST(f->cpus.at(1).header_missed == 0u);
+}
+
+// The fixture as a big-endian board's trace-cmd writes it
+// (bigendian_tracedat.hpp). trace-cmd report prints every kprof event of it
+// as it does the original's (so the file is a faithful big-endian one), and
+// report -i reads the same events and values from it.
+BOOST_AUTO_TEST_CASE(a_big_endian_boards_file)
+{
+	const std::string tag = std::to_string(getpid());
+	const fs::path v6 = fs::temp_directory_path() / ("kprof-v6-" + tag + ".dat");
+	const fs::path be = fs::temp_directory_path() / ("kprof-be-" + tag + ".dat");
+	const fs::path txt = fs::temp_directory_path() / ("kprof-be-" + tag + ".txt");
+	const std::string bytes = uncompressed_fixture(v6);
+	fs::remove(v6);
+	auto tep = tep_from_capture(kDir);
+	std::ofstream(be, std::ios::binary) << test::tracedat_to_big(bytes, tep.get());
+	const std::string cmd = "trace-cmd report -i '" + be.string() + "' >'" + txt.string() + "' 2>/dev/null";
+	BOOST_REQUIRE(std::system(cmd.c_str()) == 0);
+	std::ifstream report(txt);
+	const Text theirs = read_text(report);
+	const Text text = read_text();
+	BOOST_TEST(theirs.lines == text.lines);
+
+	const auto f = read_trace_file(be.string(), {}, {});
+	fs::remove(be);
+	fs::remove(txt);
+	BOOST_TEST(f->events == theirs.events);
+	BOOST_TEST(f->invalid == 0u);
+	for (const auto &[cpu, l] : f->cpus)
+		BOOST_TEST(l.header_missed + l.lossy_pages + l.bad_pages == 0u);
+	for (const auto &[key, want] : text.rows) {
+		BOOST_TEST_CONTEXT(key.first << " " << key.second)
+		{
+			const Histogram &h = f->agg.totals().at({key.first, key.second, -1});
+			BOOST_TEST(h.count() == want.first);
+			BOOST_TEST(h.max() == want.second);
+		}
+	}
 }
