@@ -63,9 +63,11 @@ userspace: $(BUILD)/host/CMakeCache.txt
 ifneq ($(CROSS_COMPILE),)
 STATIC     := $(BUILD)/static-$(if $(ARCH),$(ARCH),$(patsubst %-,%,$(CROSS_COMPILE)))
 TRIPLET    := $(patsubst %-,%,$(CROSS_COMPILE))
-STATIC_ENV := PKG_CONFIG_LIBDIR=/usr/lib/$(TRIPLET)/pkgconfig:/usr/share/pkgconfig
+# Debian's multiarch directory: the triplet, but i386's for i686.
+MULTIARCH  := $(patsubst i686-%,i386-%,$(TRIPLET))
+STATIC_ENV := PKG_CONFIG_LIBDIR=/usr/lib/$(MULTIARCH)/pkgconfig:/usr/share/pkgconfig
 STATIC_OPT := -DCMAKE_SYSTEM_NAME=Linux -DCMAKE_C_COMPILER=$(CROSS_COMPILE)gcc -DCMAKE_CXX_COMPILER=$(CROSS_COMPILE)g++ \
-	-DCMAKE_FIND_ROOT_PATH=/usr/lib/$(TRIPLET)
+	-DCMAKE_FIND_ROOT_PATH=/usr/lib/$(MULTIARCH)
 else
 STATIC     := $(BUILD)/static
 endif
@@ -83,7 +85,8 @@ endif
 cross-check:
 	@command -v $(CROSS_COMPILE)g++ >/dev/null || { echo "kprof: error: no $(CROSS_COMPILE)g++; install g++-$(TRIPLET) and the board's libtracefs-dev:<arch> libtraceevent-dev:<arch> (multiarch), or build in ci/chroot.sh trixie" >&2; exit 1; }
 
-# The static kprofctl of every other architecture of the matrix (arm guests).
+# The static kprofctl of every other architecture of the matrix (arm guests),
+# and i386's (kprofctl32 in the amd64 guests).
 boards:
 	bash ci/build-boards.sh
 

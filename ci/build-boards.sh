@@ -9,7 +9,7 @@ unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-for arch in $(kernels_each | awk '$4 != "amd64" { print $4 }' | sort -u); do
+for arch in $(board_userlands); do
 	info "static kprofctl for $arch"
 	# (The linker's note that libtraceevent's plugin loader calls dlopen
 	# is expected: kprofctl loads no plugins.)

@@ -28,10 +28,32 @@ matrix_lines() {
 	done <"$KPROF_TOP/ci/kernels.list"
 }
 
-# suite_arches SUITE: the architectures other than amd64 that entries of
-# SUITE are built for (cross-built in SUITE's chroot).
+# suite_arches SUITE: the architectures other than amd64 that SUITE's
+# chroot cross-builds for: its entries' (modules), and in KPROF_CROSS_SUITE
+# the 32-bit userlands' too (kprofctl).
 suite_arches() {
-	matrix_lines | awk -v s="$1" '$3 == s && $4 != "amd64" { print $4 }' | sort -u
+	{
+		matrix_lines | awk -v s="$1" '$3 == s && $4 != "amd64" { print $4 }'
+		[ "$1" != "$KPROF_CROSS_SUITE" ] || echo i386
+	} | sort -u
+}
+
+# board_userlands: the architectures 'make boards' builds a static kprofctl
+# for: every entry's but amd64, and i386 (kprofctl32 on the amd64 kernels).
+board_userlands() {
+	{
+		matrix_lines | awk '$4 != "amd64" { print $4 }'
+		echo i386
+	} | sort -u
+}
+
+# userland32_of ARCH: the 32-bit userland whose static kprofctl a guest of
+# ARCH also runs, as kprofctl32 (tests/vm/*32.sh), if any.
+userland32_of() {
+	case "$1" in
+	arm64) echo armhf ;;
+	amd64) echo i386 ;;
+	esac
 }
 
 # cross_triplet ARCH: the GNU triplet of Debian's cross compilers for ARCH.
@@ -39,6 +61,7 @@ cross_triplet() {
 	case "$1" in
 	arm64) echo aarch64-linux-gnu ;;
 	armhf) echo arm-linux-gnueabihf ;;
+	i386) echo i686-linux-gnu ;;
 	*) die "no cross compiler known for '$1'" ;;
 	esac
 }

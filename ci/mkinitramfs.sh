@@ -5,8 +5,8 @@
 #   modules some tests load (-> /lib/kmods), the static kprofctl
 #   (-> /usr/local/bin) and the tests/vm/ scripts (-> /tests), all for the
 #   guest's architecture (default amd64); x86 guests also trace-cmd, tmux
-#   and the dynamic kprofctl of the host build; arm64 guests also the armhf
-#   kprofctl, as kprofctl32.
+#   and the dynamic kprofctl of the host build; arm64 and amd64 guests also
+#   the armhf or i386 kprofctl, as kprofctl32.
 #
 #   ci/mkinitramfs.sh RELEASE OUTPUT.cpio.gz [ARCH]
 set -euo pipefail
@@ -39,11 +39,12 @@ cp "$kprofctl" "$root/usr/local/bin/kprofctl"
 cp "$(dirname "$kprofctl")/kprof-wfuzz" "$root/usr/local/bin/" 2>/dev/null || true
 # The gpio-sim line driver of tests/vm/girq_gpiosim.sh, built with it.
 cp "$(dirname "$kprofctl")/kprof-gpioev" "$root/usr/local/bin/" 2>/dev/null || true
-# arm64 guests also get the armhf kprofctl, as kprofctl32: a 32-bit
-# userland on a 64-bit kernel (tests/vm/*32.sh).
-if [ "$arch" = arm64 ]; then
-	k32=$(static_kprofctl armhf)
-	[ -x "$k32" ] || die "no armhf static kprofctl at $k32 for the arm64 guests; run 'make boards'"
+# arm64 and amd64 guests also get the armhf or i386 kprofctl, as
+# kprofctl32: a 32-bit userland on a 64-bit kernel (tests/vm/*32.sh).
+a32=$(userland32_of "$arch")
+if [ -n "$a32" ]; then
+	k32=$(static_kprofctl "$a32")
+	[ -x "$k32" ] || die "no $a32 static kprofctl at $k32 for the $arch guests; run 'make boards'"
 	cp "$k32" "$root/usr/local/bin/kprofctl32"
 fi
 # x86 guests also get trace-cmd and the host's dynamic kprofctl as

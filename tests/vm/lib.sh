@@ -256,7 +256,7 @@ print_fixtures() {
 }
 
 # use_kprofctl32: put the 32-bit kprofctl (ci/mkinitramfs.sh: the armhf
-# static build, in arm64 guests) in kprofctl's place for the rest of the
+# static build in arm64 guests, i386 in amd64 ones) in kprofctl's place for the rest of the
 # test, after checking that it is a 32-bit ELF on a 64-bit kernel and runs.
 use_kprofctl32() {
 	k32=/usr/local/bin/kprofctl32
