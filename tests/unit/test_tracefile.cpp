@@ -123,16 +123,15 @@ std::string uncompressed_fixture(const fs::path &out)
 	return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
+// The fixture's little-endian u64s (relayout.hpp's accessors).
 uint64_t load64(const std::string &b, size_t at)
 {
-	uint64_t v;
-	std::memcpy(&v, b.data() + at, 8);
-	return v;
+	return test::get_le(reinterpret_cast<const uint8_t *>(b.data()) + at, 8);
 }
 
 void store64(std::string &b, size_t at, uint64_t v)
 {
-	std::memcpy(b.data() + at, &v, 8);
+	test::put(reinterpret_cast<uint8_t *>(b.data()) + at, v, 8, false);
 }
 
 constexpr uint64_t kMissingEvents = 1ull << 31, kMissingStored = 1ull << 30;

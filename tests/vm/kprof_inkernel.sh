@@ -89,13 +89,7 @@ done
 kprofctl latency --in-kernel --json >/tmp/k.json 2>/tmp/k.err &
 kpid=$!
 wait_aggregating
-set +e
-kprofctl latency --in-kernel -d 1s >/dev/null 2>/tmp/k2.err
-rc=$?
-set -e
-expect_eq "exit status of a second --in-kernel run" "$rc" 1
-grep -q "is in use by pid $kpid (kprofctl)" /tmp/k2.err || fail "the second run does not name the first: $(cat /tmp/k2.err)"
-cat /tmp/k2.err
+expect_aggregation_owned "a second --in-kernel run" "$kpid"
 expect_eq "aggregation after the second run failed" "$(cat $A)" 1
 run_traffic 1
 kill -INT $kpid

@@ -60,13 +60,7 @@ case "$(cat "$KP/aggregate")" in
 esac
 # Another user of the aggregation fails at its start, naming top; top goes
 # on (its totals grow below).
-set +e
-kprofctl latency --in-kernel -d 1s >/dev/null 2>/tmp/second.err
-rc=$?
-set -e
-expect_eq "latency --in-kernel next to top: exit status" "$rc" 1
-grep -q "is in use by pid $(pidof kprofctl) (kprofctl)" /tmp/second.err ||
-	fail "latency --in-kernel next to top: $(cat /tmp/second.err)"
+expect_aggregation_owned "latency --in-kernel next to top" "$(pidof kprofctl)"
 screen_of live
 w=$(windows live)
 c1=$(total live pktproc-q0 batch)

@@ -270,3 +270,16 @@ use_kprofctl32() {
 	expect_eq "kprofctl on PATH" "$(command -v kprofctl)" /tmp/bin32/kprofctl
 	kprofctl --version >/dev/null || fail "kprofctl32 does not run on this kernel"
 }
+
+# expect_aggregation_owned LABEL PID: a second kprofctl --in-kernel run
+# while PID (a kprofctl) owns kprof/aggregate fails at its start, exit 1,
+# naming PID.
+expect_aggregation_owned() {
+	set +e
+	kprofctl latency --in-kernel -d 1s >/dev/null 2>/tmp/owned.err
+	rc=$?
+	set -e
+	expect_eq "$1: exit status" "$rc" 1
+	grep -q "is in use by pid $2 (kprofctl)" /tmp/owned.err || fail "$1: $(cat /tmp/owned.err)"
+	cat /tmp/owned.err
+}
