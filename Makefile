@@ -18,7 +18,7 @@ KDIR     ?=
 PREFIX   ?= /usr/local
 CMAKE    ?= cmake
 
-# A board of another architecture: Kbuild's ARCH (arm64, arm) and the cross
+# A board of another architecture: Kbuild's ARCH (arm64, arm, s390) and the cross
 # compiler's prefix, which defaults to Debian's cross compiler for ARCH.
 ARCH          ?=
 ifeq ($(ARCH),arm64)
@@ -26,6 +26,9 @@ CROSS_COMPILE ?= aarch64-linux-gnu-
 endif
 ifeq ($(ARCH),arm)
 CROSS_COMPILE ?= arm-linux-gnueabihf-
+endif
+ifeq ($(ARCH),s390)
+CROSS_COMPILE ?= s390x-linux-gnu-
 endif
 CROSS_COMPILE ?=
 
@@ -42,7 +45,7 @@ help:
 	@sed -n '2,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 	@echo 'Targets: deps modules userspace static boards build check unit sanitize vm demo vm-shell install clean bench soak deb dkms'
 	@echo 'Variables: KERNEL=<an id of ci/kernels.list, e.g. 6.1 or arm64-6.12> (vm-shell),'
-	@echo '           KDIR= KERNELRELEASE= (modules, install, dkms), ARCH=arm64|arm CROSS_COMPILE= (modules, static, install),'
+	@echo '           KDIR= KERNELRELEASE= (modules, install, dkms), ARCH=arm64|arm|s390 CROSS_COMPILE= (modules, static, install),'
 	@echo '           DESTDIR= PREFIX=/usr/local (install), JOBS=N'
 
 deps:

@@ -26,7 +26,13 @@ sources() {
 }
 
 # Cross compilers for the suite's other architectures (kernel modules), and
-# in $KPROF_CROSS_SUITE what kprofctl's static cross build needs as well.
+# in $KPROF_CROSS_SUITE what kprofctl's static cross build needs as well:
+# the compilers and tools are the build machine's packages; the target's
+# static libtracefs and libtraceevent (cross_libs) are unpacked, not
+# installed, as the kernel headers are (ci/deps.sh), because installing
+# them would pull the target's whole libc6 in, and the mirror does not
+# always serve a foreign architecture's newest one (s390x's, in December
+# 2026). The cross compiler brings the target's libc itself.
 ARCHES=$(suite_arches "$suite" | tr '\n' ' ')
 cross_pkgs() {
 	local arch t
@@ -34,14 +40,22 @@ cross_pkgs() {
 		t=$(cross_triplet "$arch")
 		echo "gcc-$t"
 		[ "$suite" = "$KPROF_CROSS_SUITE" ] || continue
-		echo "g++-$t" "libtracefs-dev:$arch" "libtraceevent-dev:$arch"
+		echo "g++-$t"
 	done
 	[ -n "$ARCHES" ] && [ "$suite" = "$KPROF_CROSS_SUITE" ] && echo cmake pkg-config libcli11-dev nlohmann-json3-dev
 	return 0
 }
+cross_libs() {
+	local arch
+	[ "$suite" = "$KPROF_CROSS_SUITE" ] || return 0
+	for arch in $ARCHES; do
+		echo "libtracefs-dev:$arch" "libtraceevent-dev:$arch"
+	done
+}
 PKGS=("${BASE_PKGS[@]}" $(cross_pkgs))
+LIBS=$(cross_libs | tr '\n' ' ')
 
-recipe() { printf '%s\n' "$(sources)" "arch: amd64 $ARCHES" "${PKGS[@]}"; }
+recipe() { printf '%s\n' "$(sources)" "arch: amd64 $ARCHES" "${PKGS[@]}" "unpacked: $LIBS"; }
 
 # Anything mounted at or below the chroot (a run killed mid-way)?
 mounts_below() { awk -v d="$dir" '$2 == d || index($2, d "/") == 1' /proc/mounts; }
@@ -59,8 +73,11 @@ ensure() {
 	mkdir -p "$(dirname "$dir")"
 	local src=()
 	while read -r line; do src+=("$line"); done < <(sources)
+	# shellcheck disable=SC2016 # $1 is the hook's: the chroot's path
 	mmdebstrap --quiet --variant=apt --skip=cleanup/apt/lists --include="$(IFS=,; echo "${PKGS[*]}")" \
 		--architectures="$(echo amd64 $ARCHES | tr ' ' ,)" \
+		--customize-hook='[ -z "'"$LIBS"'" ] || { chroot "$1" sh -c "cd /tmp && apt-get download -qq '"$LIBS"' >/dev/null" &&
+			for f in "$1"/tmp/*.deb; do dpkg-deb -x "$f" "$1"; done && rm -f "$1"/tmp/*.deb; }' \
 		"${suite%-backports}" "$dir.tmp" "${src[@]}" >/dev/null ||
 		die "mmdebstrap of $suite failed"
 	recipe >"$dir.tmp/.kprof-recipe"

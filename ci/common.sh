@@ -62,6 +62,7 @@ cross_triplet() {
 	arm64) echo aarch64-linux-gnu ;;
 	armhf) echo arm-linux-gnueabihf ;;
 	i386) echo i686-linux-gnu ;;
+	s390x) echo s390x-linux-gnu ;;
 	*) die "no cross compiler known for '$1'" ;;
 	esac
 }
@@ -128,6 +129,7 @@ kbuild_arch() {
 	case "$1" in
 	amd64) echo x86_64 ;;
 	armhf) echo arm ;;
+	s390x) echo s390 ;;
 	*) echo "$1" ;;
 	esac
 }

@@ -7,7 +7,7 @@ set -euo pipefail
 PKGS=(
 	build-essential cmake pkg-config kmod clang libclang-rt-14-dev
 	libtracefs-dev libtraceevent-dev libtracecmd-dev libcli11-dev libboost-test-dev nlohmann-json3-dev
-	qemu-system-x86 qemu-system-arm busybox-static cpio xz-utils trace-cmd mmdebstrap
+	qemu-system-x86 qemu-system-arm qemu-system-misc busybox-static cpio xz-utils curl trace-cmd mmdebstrap
 	librsvg2-bin libxml2-utils man-db groff-base tmux
 	debhelper dh-dkms lintian
 )

@@ -82,6 +82,12 @@ armhf)
 	qemu=(qemu-system-arm -M virt,highmem=off -accel "$tcg" -cpu cortex-a15 -m 512M
 		-append "console=ttyAMA0 $append")
 	;;
+s390x)
+	# The big-endian guest: Debian's s390x kernel loads straight from
+	# -kernel on the virtio-ccw machine; its console is the SCLP line.
+	qemu=(qemu-system-s390x -M s390-ccw-virtio -accel "$tcg" -cpu max -m 1G
+		-append "console=ttysclp0 $append")
+	;;
 *) echo "kprof: no QEMU guest for architecture $arch" >&2; exit 4 ;;
 esac
 command -v "${qemu[0]}" >/dev/null || { echo "kprof: ${qemu[0]} missing; run 'make deps'" >&2; exit 4; }

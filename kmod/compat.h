@@ -72,7 +72,13 @@ static inline void kprof_hrtimer_setup(struct hrtimer *timer,
 
 static inline unsigned long kprof_kprobe_arg(struct pt_regs *regs, unsigned int n)
 {
-#ifdef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
+#if defined(CONFIG_S390)
+	/*
+	 * s390's regs_get_kernel_argument() calls regs_get_register(), which
+	 * the kernel does not export. The first five arguments are r2 to r6.
+	 */
+	return n < 5 ? regs->gprs[2 + n] : 0;
+#elif defined(CONFIG_HAVE_FUNCTION_ARG_ACCESS_API)
 	return regs_get_kernel_argument(regs, n);
 #else
 	return 0;
