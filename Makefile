@@ -37,13 +37,13 @@ CROSS_COMPILE ?=
 MOD_KDIR := $(if $(KDIR),$(KDIR),$(if $(KERNELRELEASE),/lib/modules/$(KERNELRELEASE)/build))
 MOD_ENV := KDIR="$(MOD_KDIR)" KREL="$(KERNELRELEASE)" JOBS="$(JOBS)" ARCH="$(ARCH)" CROSS_COMPILE="$(CROSS_COMPILE)"
 
-.PHONY: all help deps modules userspace static boards build check unit sanitize vm demo vm-shell install clean bench soak deb dkms
+.PHONY: all help deps modules userspace static dyn boards build check unit sanitize vm demo vm-shell install clean bench soak deb dkms
 
 all: build
 
 help:
 	@sed -n '2,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
-	@echo 'Targets: deps modules userspace static boards build check unit sanitize vm demo vm-shell install clean bench soak deb dkms'
+	@echo 'Targets: deps modules userspace static dyn boards build check unit sanitize vm demo vm-shell install clean bench soak deb dkms'
 	@echo 'Variables: KERNEL=<an id of ci/kernels.list, e.g. 6.1 or arm64-6.12> (vm-shell),'
 	@echo '           KDIR= KERNELRELEASE= (modules, install, dkms), ARCH=arm64|arm|s390 CROSS_COMPILE= (modules, static, install),'
 	@echo '           DESTDIR= PREFIX=/usr/local (install), JOBS=N'
@@ -87,6 +87,18 @@ endif
 .PHONY: cross-check
 cross-check:
 	@command -v $(CROSS_COMPILE)g++ >/dev/null || { echo "kprof: error: no $(CROSS_COMPILE)g++; install g++-$(TRIPLET) and the board's libtracefs-dev:<arch> libtraceevent-dev:<arch> (multiarch), or build in ci/chroot.sh trixie" >&2; exit 1; }
+
+# A dynamically linked cross-built kprofctl, with report -i (libtracecmd,
+# of which Debian has no static build), into build/dyn-$(ARCH)/: the i386
+# one runs in the amd64 guests. libstdc++ is linked in: a board's userland
+# need only have libtracecmd and its libraries.
+DYN := $(BUILD)/dyn-$(ARCH)
+$(DYN)/CMakeCache.txt: | cross-check
+	$(STATIC_ENV) $(CMAKE) -S . -B $(DYN) -DCMAKE_BUILD_TYPE=Release -DKPROF_TESTS=OFF $(STATIC_OPT) \
+		-DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc -Wl,-rpath-link,/usr/lib/$(MULTIARCH)"
+
+dyn: $(DYN)/CMakeCache.txt
+	$(CMAKE) --build $(DYN) -j $(JOBS) --target kprofctl
 
 # The static kprofctl of every other architecture of the matrix (arm guests),
 # and i386's (kprofctl32 in the amd64 guests).

@@ -32,7 +32,9 @@ sources() {
 # installed, as the kernel headers are (ci/deps.sh), because installing
 # them would pull the target's whole libc6 in, and the mirror does not
 # always serve a foreign architecture's newest one (s390x's, in December
-# 2026). The cross compiler brings the target's libc itself.
+# 2026). The cross compiler brings the target's libc itself. The dynamic
+# kprofctl's userland ($KPROF_DYN32) gets libtracecmd installed, with its
+# shared libraries, which its guests carry.
 ARCHES=$(suite_arches "$suite" | tr '\n' ' ')
 cross_pkgs() {
 	local arch t
@@ -42,7 +44,8 @@ cross_pkgs() {
 		[ "$suite" = "$KPROF_CROSS_SUITE" ] || continue
 		echo "g++-$t"
 	done
-	[ -n "$ARCHES" ] && [ "$suite" = "$KPROF_CROSS_SUITE" ] && echo cmake pkg-config libcli11-dev nlohmann-json3-dev
+	[ -n "$ARCHES" ] && [ "$suite" = "$KPROF_CROSS_SUITE" ] &&
+		echo cmake pkg-config libcli11-dev nlohmann-json3-dev "libtracecmd-dev:$KPROF_DYN32"
 	return 0
 }
 cross_libs() {

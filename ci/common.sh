@@ -70,6 +70,15 @@ cross_triplet() {
 # The chroot that cross-builds kprofctl for the boards ('make static ARCH=').
 KPROF_CROSS_SUITE=trixie
 
+# The 32-bit userland of which 'make boards' also builds a dynamically
+# linked kprofctl: report -i needs libtracecmd, of which Debian ships no
+# static build. The amd64 guests, which carry trace-cmd, run it
+# (tests/vm/kprofctl_report32.sh).
+KPROF_DYN32=i386
+
+# dyn_kprofctl ARCH: where 'make dyn' leaves kprofctl for ARCH.
+dyn_kprofctl() { echo "$KPROF_BUILD/dyn-$(kbuild_arch "$1")/kprofctl"; }
+
 # kernels_each: print "id release suite arch" for every kernel of the resolved matrix.
 kernels_each() {
 	[ -s "$KPROF_KERNELS" ] || "$KPROF_TOP/ci/kernels.sh" resolve >/dev/null ||

@@ -6,7 +6,8 @@
 #   (-> /usr/local/bin) and the tests/vm/ scripts (-> /tests), all for the
 #   guest's architecture (default amd64); x86 guests also trace-cmd, tmux
 #   and the dynamic kprofctl of the host build; arm64 and amd64 guests also
-#   the armhf or i386 kprofctl, as kprofctl32.
+#   the armhf or i386 kprofctl, as kprofctl32; amd64 guests also the
+#   dynamic i386 one, as kprofctl32-dyn, with its libraries.
 #
 #   ci/mkinitramfs.sh RELEASE OUTPUT.cpio.gz [ARCH]
 set -euo pipefail
@@ -22,6 +23,29 @@ busybox=$(busybox_path "$arch")
 [ -x "$busybox" ] || die "no busybox for $arch at $busybox; run 'make deps'"
 ls "$mods"/*.ko >/dev/null 2>&1 || die "no modules built for $rel; run 'make modules'"
 [ -x "$kprofctl" ] || die "no static kprofctl for $arch at $kprofctl; run 'make static' (ARCH= for a board)"
+
+# copy_foreign_libs SYSROOT MULTIARCH DEST FILE: the shared libraries FILE
+# loads, transitively, and its loader, from SYSROOT's /usr/lib/MULTIARCH
+# into DEST's /lib/MULTIARCH (the loader where FILE names it). A foreign
+# userland: its ld.so cannot run here, so the ELF headers are read.
+copy_foreign_libs() {
+	local sysroot=$1 ma=$2 dest=$3 f lib seen=' ' todo interp
+	todo=("$4")
+	mkdir -p "$dest/lib/$ma"
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[0]}
+		todo=("${todo[@]:1}")
+		for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+			case "$seen" in *" $lib "*) continue ;; esac
+			seen="$seen$lib "
+			[ -e "$sysroot/usr/lib/$ma/$lib" ] || die "no $lib (for $(basename "$f")) in $sysroot/usr/lib/$ma"
+			cp -L "$sysroot/usr/lib/$ma/$lib" "$dest/lib/$ma/"
+			todo+=("$sysroot/usr/lib/$ma/$lib")
+		done
+	done
+	interp=$(readelf -l "$4" | sed -n 's/.*interpreter: \(.*\)\]$/\1/p')
+	[ -z "$interp" ] || { mkdir -p "$dest$(dirname "$interp")"; cp -L "$sysroot/usr/lib/$ma/$(basename "$interp")" "$dest$interp"; }
+}
 
 root=$(mktemp -d)
 chmod 0755 "$root"
@@ -61,6 +85,16 @@ if [ "$arch" = amd64 ] && [ -x "$KPROF_BUILD/host/kprofctl" ] && [ -x /usr/bin/t
 		awk '$2 == "=>" && $3 ~ /^\// { print $3 } NF == 2 && $1 ~ /^\// { print $1 }' |
 		sort -u | while read -r lib; do cp -L --parents "$lib" "$root"; done
 	cp -r --parents /usr/lib/locale/C.utf8 /lib/terminfo/s/screen "$root"
+fi
+# They also get the dynamic i386 kprofctl, as kprofctl32-dyn: report -i
+# of a 32-bit userland (tests/vm/kprofctl_report32.sh), with the i386
+# libraries it loads, from the chroot that built it.
+if [ "$arch" = amd64 ] && [ "$(userland32_of amd64)" = "$KPROF_DYN32" ]; then
+	dyn=$(dyn_kprofctl "$KPROF_DYN32")
+	[ -x "$dyn" ] || die "no dynamic $KPROF_DYN32 kprofctl at $dyn; run 'make boards'"
+	strip --strip-debug -o "$root/usr/local/bin/kprofctl32-dyn" "$dyn"
+	copy_foreign_libs "$KPROF_CACHE/chroots/$KPROF_CROSS_SUITE" "$(dpkg-architecture -a "$KPROF_DYN32" -qDEB_HOST_MULTIARCH 2>/dev/null)" \
+		"$root" "$dyn"
 fi
 cp "$KPROF_TOP"/tests/vm/*.sh "$KPROF_TOP"/tests/vm/*.awk "$root/tests/"
 # Files a host test hands its guest (tests/host/dkms.sh: modules DKMS built).

@@ -283,3 +283,18 @@ expect_aggregation_owned() {
 	grep -q "is in use by pid $2 (kprofctl)" /tmp/owned.err || fail "$1: $(cat /tmp/owned.err)"
 	cat /tmp/owned.err
 }
+
+# use_kprofctl32_dyn: put the dynamic 32-bit kprofctl (ci/mkinitramfs.sh:
+# i386 in amd64 guests, with its libraries) in kprofctl-dyn's place for the
+# rest of the test, after checking that it is a 32-bit ELF and runs.
+use_kprofctl32_dyn() {
+	k32=/usr/local/bin/kprofctl32-dyn
+	[ -x "$k32" ] || fail "no dynamic 32-bit kprofctl in this guest"
+	expect_eq "ELF class of kprofctl32-dyn (1: 32-bit)" "$(dd if="$k32" bs=1 skip=4 count=1 2>/dev/null | od -An -tu1 | tr -d ' ')" 1
+	mkdir -p /tmp/bin32
+	ln -sf "$k32" /tmp/bin32/kprofctl-dyn
+	PATH=/tmp/bin32:$PATH
+	export PATH
+	expect_eq "kprofctl-dyn on PATH" "$(command -v kprofctl-dyn)" /tmp/bin32/kprofctl-dyn
+	kprofctl-dyn --version >/dev/null || fail "kprofctl32-dyn does not run: $(kprofctl-dyn --version 2>&1)"
+}
