@@ -18,8 +18,10 @@ for arch in $(board_userlands); do
 		{ cat "$log" >&2; die "the static kprofctl for $arch does not build"; }
 	[ -x "$(static_kprofctl "$arch")" ] || die "no $(static_kprofctl "$arch") after the build"
 done
-info "dynamic kprofctl for $KPROF_DYN32"
-"$KPROF_TOP/ci/chroot.sh" "$KPROF_CROSS_SUITE" run make -s -C "$KPROF_TOP" dyn \
-	ARCH="$(kbuild_arch "$KPROF_DYN32")" CROSS_COMPILE="$(cross_triplet "$KPROF_DYN32")-" JOBS="${JOBS:-$(nproc)}" >"$log" 2>&1 ||
-	{ cat "$log" >&2; die "the dynamic kprofctl for $KPROF_DYN32 does not build"; }
-[ -x "$(dyn_kprofctl "$KPROF_DYN32")" ] || die "no $(dyn_kprofctl "$KPROF_DYN32") after the build"
+for arch in $(dyn_userlands); do
+	info "dynamic kprofctl for $arch"
+	"$KPROF_TOP/ci/chroot.sh" "$KPROF_CROSS_SUITE" run make -s -C "$KPROF_TOP" dyn \
+		ARCH="$(kbuild_arch "$arch")" CROSS_COMPILE="$(cross_triplet "$arch")-" JOBS="${JOBS:-$(nproc)}" >"$log" 2>&1 ||
+		{ cat "$log" >&2; die "the dynamic kprofctl for $arch does not build"; }
+	[ -x "$(dyn_kprofctl "$arch")" ] || die "no $(dyn_kprofctl "$arch") after the build"
+done

@@ -33,8 +33,9 @@ sources() {
 # them would pull the target's whole libc6 in, and the mirror does not
 # always serve a foreign architecture's newest one (s390x's, in December
 # 2026). The cross compiler brings the target's libc itself. The dynamic
-# kprofctl's userland ($KPROF_DYN32) gets libtracecmd installed, with its
-# shared libraries, which its guests carry.
+# kprofctls' userlands (dyn_userlands) get libtracecmd1 installed (and
+# libtracecmd-dev unpacked), and the arm64 guests' trace-cmd is installed,
+# with their shared libraries, which the guests carry.
 ARCHES=$(suite_arches "$suite" | tr '\n' ' ')
 cross_pkgs() {
 	local arch t
@@ -44,9 +45,10 @@ cross_pkgs() {
 		[ "$suite" = "$KPROF_CROSS_SUITE" ] || continue
 		echo "g++-$t"
 	done
-	[ -n "$ARCHES" ] && [ "$suite" = "$KPROF_CROSS_SUITE" ] &&
-		echo cmake pkg-config libcli11-dev nlohmann-json3-dev "libtracecmd-dev:$KPROF_DYN32"
-	return 0
+	[ -n "$ARCHES" ] && [ "$suite" = "$KPROF_CROSS_SUITE" ] || return 0
+	echo cmake pkg-config libcli11-dev nlohmann-json3-dev
+	for arch in $(dyn_userlands); do echo "libtracecmd1:$arch"; done
+	for arch in $(foreign_tracecmd_arches); do echo "trace-cmd:$arch"; done
 }
 cross_libs() {
 	local arch
@@ -54,6 +56,8 @@ cross_libs() {
 	for arch in $ARCHES; do
 		echo "libtracefs-dev:$arch" "libtraceevent-dev:$arch"
 	done
+	# Not Multi-Arch: same (one architecture's excludes the others').
+	for arch in $(dyn_userlands); do echo "libtracecmd-dev:$arch"; done
 }
 PKGS=("${BASE_PKGS[@]}" $(cross_pkgs))
 LIBS=$(cross_libs | tr '\n' ' ')

@@ -70,11 +70,18 @@ cross_triplet() {
 # The chroot that cross-builds kprofctl for the boards ('make static ARCH=').
 KPROF_CROSS_SUITE=trixie
 
-# The 32-bit userland of which 'make boards' also builds a dynamically
-# linked kprofctl: report -i needs libtracecmd, of which Debian ships no
-# static build. The amd64 guests, which carry trace-cmd, run it
-# (tests/vm/kprofctl_report32.sh).
-KPROF_DYN32=i386
+# dyn_userlands: the 32-bit userlands of which 'make boards' also builds a
+# dynamically linked kprofctl: report -i needs libtracecmd, of which Debian
+# ships no static build. The amd64 and arm64 guests run them, beside
+# trace-cmd (tests/vm/kprofctl_report32.sh).
+dyn_userlands() { userland32_of amd64; userland32_of arm64; }
+
+# foreign_tracecmd_arches: the guests whose trace-cmd (with its libraries)
+# comes from the cross chroot; the amd64 guests carry the host's.
+foreign_tracecmd_arches() { echo arm64; }
+
+# multiarch_of ARCH: Debian's multiarch directory name for ARCH.
+multiarch_of() { dpkg-architecture -a "$1" -qDEB_HOST_MULTIARCH 2>/dev/null; }
 
 # dyn_kprofctl ARCH: where 'make dyn' leaves kprofctl for ARCH.
 dyn_kprofctl() { echo "$KPROF_BUILD/dyn-$(kbuild_arch "$1")/kprofctl"; }

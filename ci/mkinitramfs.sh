@@ -6,8 +6,8 @@
 #   (-> /usr/local/bin) and the tests/vm/ scripts (-> /tests), all for the
 #   guest's architecture (default amd64); x86 guests also trace-cmd, tmux
 #   and the dynamic kprofctl of the host build; arm64 and amd64 guests also
-#   the armhf or i386 kprofctl, as kprofctl32; amd64 guests also the
-#   dynamic i386 one, as kprofctl32-dyn, with its libraries.
+#   the armhf or i386 kprofctl, as kprofctl32, and the dynamic one, as
+#   kprofctl32-dyn, with its libraries; arm64 guests also trace-cmd.
 #
 #   ci/mkinitramfs.sh RELEASE OUTPUT.cpio.gz [ARCH]
 set -euo pipefail
@@ -86,15 +86,20 @@ if [ "$arch" = amd64 ] && [ -x "$KPROF_BUILD/host/kprofctl" ] && [ -x /usr/bin/t
 		sort -u | while read -r lib; do cp -L --parents "$lib" "$root"; done
 	cp -r --parents /usr/lib/locale/C.utf8 /lib/terminfo/s/screen "$root"
 fi
-# They also get the dynamic i386 kprofctl, as kprofctl32-dyn: report -i
-# of a 32-bit userland (tests/vm/kprofctl_report32.sh), with the i386
-# libraries it loads, from the chroot that built it.
-if [ "$arch" = amd64 ] && [ "$(userland32_of amd64)" = "$KPROF_DYN32" ]; then
-	dyn=$(dyn_kprofctl "$KPROF_DYN32")
-	[ -x "$dyn" ] || die "no dynamic $KPROF_DYN32 kprofctl at $dyn; run 'make boards'"
-	strip --strip-debug -o "$root/usr/local/bin/kprofctl32-dyn" "$dyn"
-	copy_foreign_libs "$KPROF_CACHE/chroots/$KPROF_CROSS_SUITE" "$(dpkg-architecture -a "$KPROF_DYN32" -qDEB_HOST_MULTIARCH 2>/dev/null)" \
-		"$root" "$dyn"
+# The amd64 and arm64 guests also get the dynamic i386 or armhf kprofctl,
+# as kprofctl32-dyn: report -i of a 32-bit userland
+# (tests/vm/kprofctl_report32.sh), with the libraries it loads, from the
+# chroot that built it; the arm64 ones also trace-cmd from there.
+sysroot=$KPROF_CACHE/chroots/$KPROF_CROSS_SUITE
+if [ -n "$a32" ] && dyn_userlands | grep -qx "$a32"; then
+	dyn=$(dyn_kprofctl "$a32")
+	[ -x "$dyn" ] || die "no dynamic $a32 kprofctl at $dyn; run 'make boards'"
+	cp "$dyn" "$root/usr/local/bin/kprofctl32-dyn"	# a Release build: no debug info
+	copy_foreign_libs "$sysroot" "$(multiarch_of "$a32")" "$root" "$dyn"
+fi
+if foreign_tracecmd_arches | grep -qx "$arch"; then
+	cp "$sysroot/usr/bin/trace-cmd" "$root/usr/local/bin/"
+	copy_foreign_libs "$sysroot" "$(multiarch_of "$arch")" "$root" "$sysroot/usr/bin/trace-cmd"
 fi
 cp "$KPROF_TOP"/tests/vm/*.sh "$KPROF_TOP"/tests/vm/*.awk "$root/tests/"
 # Files a host test hands its guest (tests/host/dkms.sh: modules DKMS built).
