@@ -29,7 +29,7 @@ while read -r id rel suite arch; do
 	kdir=$("$KPROF_TOP/ci/chroot.sh" "$suite")/usr/src/linux-headers-$rel
 	board=$(mktemp -d)
 	make -s -C "$KPROF_TOP" install DESTDIR="$board" ARCH="$karch" KDIR="$kdir" >/dev/null
-	case "$arch" in arm64) machine=AArch64 ;; armhf) machine=ARM ;; esac
+	case "$arch" in arm64) machine=AArch64 ;; armhf) machine=ARM ;; s390x) machine='IBM S/390' ;; *) echo "FAIL: $id: no ELF machine known for $arch"; exit 1 ;; esac
 	for f in lib/modules/$rel/extra/kprof.ko lib/modules/$rel/extra/kprof_pktproc.ko usr/local/bin/kprofctl; do
 		m=$(readelf -h "$board/$f" | sed -n 's/^ *Machine: *//p')
 		[ "$m" = "$machine" ] || { echo "FAIL: $id: $f is for '$m', not $machine"; exit 1; }
