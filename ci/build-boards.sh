@@ -9,19 +9,21 @@ unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+# cross_build KIND TARGET ARCH WHERE: 'make TARGET' for ARCH in the chroot;
+# WHERE is the kprofctl it must leave.
+cross_build() {
+	info "$1 kprofctl for $3"
+	"$KPROF_TOP/ci/chroot.sh" "$KPROF_CROSS_SUITE" run make -s -C "$KPROF_TOP" "$2" \
+		ARCH="$(kbuild_arch "$3")" CROSS_COMPILE="$(cross_triplet "$3")-" JOBS="${JOBS:-$(nproc)}" >"$log" 2>&1 ||
+		{ cat "$log" >&2; die "the $1 kprofctl for $3 does not build"; }
+	[ -x "$4" ] || die "no $4 after the build"
+}
+
+# (The linker's note that libtraceevent's plugin loader calls dlopen is
+# expected: kprofctl loads no plugins.)
 for arch in $(board_userlands); do
-	info "static kprofctl for $arch"
-	# (The linker's note that libtraceevent's plugin loader calls dlopen
-	# is expected: kprofctl loads no plugins.)
-	"$KPROF_TOP/ci/chroot.sh" "$KPROF_CROSS_SUITE" run make -s -C "$KPROF_TOP" static \
-		ARCH="$(kbuild_arch "$arch")" CROSS_COMPILE="$(cross_triplet "$arch")-" JOBS="${JOBS:-$(nproc)}" >"$log" 2>&1 ||
-		{ cat "$log" >&2; die "the static kprofctl for $arch does not build"; }
-	[ -x "$(static_kprofctl "$arch")" ] || die "no $(static_kprofctl "$arch") after the build"
+	cross_build static static "$arch" "$(static_kprofctl "$arch")"
 done
 for arch in $(dyn_userlands); do
-	info "dynamic kprofctl for $arch"
-	"$KPROF_TOP/ci/chroot.sh" "$KPROF_CROSS_SUITE" run make -s -C "$KPROF_TOP" dyn \
-		ARCH="$(kbuild_arch "$arch")" CROSS_COMPILE="$(cross_triplet "$arch")-" JOBS="${JOBS:-$(nproc)}" >"$log" 2>&1 ||
-		{ cat "$log" >&2; die "the dynamic kprofctl for $arch does not build"; }
-	[ -x "$(dyn_kprofctl "$arch")" ] || die "no $(dyn_kprofctl "$arch") after the build"
+	cross_build dynamic dyn "$arch" "$(dyn_kprofctl "$arch")"
 done

@@ -255,21 +255,24 @@ print_fixtures() {
 	rmmod kprof
 }
 
-# use_kprofctl32: put the 32-bit kprofctl (ci/mkinitramfs.sh: the armhf
-# static build in arm64 guests, i386 in amd64 ones) in kprofctl's place for the rest of the
-# test, after checking that it is a 32-bit ELF on a 64-bit kernel and runs.
-use_kprofctl32() {
-	k32=/usr/local/bin/kprofctl32
-	[ -x "$k32" ] || fail "no 32-bit kprofctl in this guest"
-	expect_eq "ELF class of kprofctl32 (1: 32-bit)" "$(dd if="$k32" bs=1 skip=4 count=1 2>/dev/null | od -An -tu1 | tr -d ' ')" 1
+# use_32bit BINARY NAME: put the 32-bit BINARY on PATH as NAME for the rest
+# of the test, after checking that it is a 32-bit ELF on a 64-bit kernel
+# and runs.
+use_32bit() {
+	[ -x "$1" ] || fail "no $1 in this guest"
+	expect_eq "ELF class of $(basename "$1") (1: 32-bit)" "$(dd if="$1" bs=1 skip=4 count=1 2>/dev/null | od -An -tu1 | tr -d ' ')" 1
 	case "$(uname -m)" in aarch64 | x86_64) ;; *) fail "not a 64-bit kernel: $(uname -m)" ;; esac
 	mkdir -p /tmp/bin32
-	ln -sf "$k32" /tmp/bin32/kprofctl
+	ln -sf "$1" "/tmp/bin32/$2"
 	PATH=/tmp/bin32:$PATH
 	export PATH
-	expect_eq "kprofctl on PATH" "$(command -v kprofctl)" /tmp/bin32/kprofctl
-	kprofctl --version >/dev/null || fail "kprofctl32 does not run on this kernel"
+	expect_eq "$2 on PATH" "$(command -v "$2")" "/tmp/bin32/$2"
+	"$2" --version >/dev/null || fail "$(basename "$1") does not run on this kernel: $("$2" --version 2>&1)"
 }
+
+# use_kprofctl32: the 32-bit static kprofctl (ci/mkinitramfs.sh: armhf in
+# arm64 guests, i386 in amd64 ones) in kprofctl's place.
+use_kprofctl32() { use_32bit /usr/local/bin/kprofctl32 kprofctl; }
 
 # expect_aggregation_owned LABEL PID: a second kprofctl --in-kernel run
 # while PID (a kprofctl) owns kprof/aggregate fails at its start, exit 1,
@@ -284,17 +287,6 @@ expect_aggregation_owned() {
 	cat /tmp/owned.err
 }
 
-# use_kprofctl32_dyn: put the dynamic 32-bit kprofctl (ci/mkinitramfs.sh:
-# i386 in amd64 guests, with its libraries) in kprofctl-dyn's place for the
-# rest of the test, after checking that it is a 32-bit ELF and runs.
-use_kprofctl32_dyn() {
-	k32=/usr/local/bin/kprofctl32-dyn
-	[ -x "$k32" ] || fail "no dynamic 32-bit kprofctl in this guest"
-	expect_eq "ELF class of kprofctl32-dyn (1: 32-bit)" "$(dd if="$k32" bs=1 skip=4 count=1 2>/dev/null | od -An -tu1 | tr -d ' ')" 1
-	mkdir -p /tmp/bin32
-	ln -sf "$k32" /tmp/bin32/kprofctl-dyn
-	PATH=/tmp/bin32:$PATH
-	export PATH
-	expect_eq "kprofctl-dyn on PATH" "$(command -v kprofctl-dyn)" /tmp/bin32/kprofctl-dyn
-	kprofctl-dyn --version >/dev/null || fail "kprofctl32-dyn does not run: $(kprofctl-dyn --version 2>&1)"
-}
+# use_kprofctl32_dyn: the dynamic 32-bit kprofctl (ci/mkinitramfs.sh: with
+# its libraries) in kprofctl-dyn's place.
+use_kprofctl32_dyn() { use_32bit /usr/local/bin/kprofctl32-dyn kprofctl-dyn; }
