@@ -15,6 +15,12 @@ KERNEL   ?= 6.1
 # One kernel instead of the matrix, e.g. a board's tree:
 #   make modules KDIR=/path/to/linux-build [KERNELRELEASE=6.6.0-board]
 KDIR     ?=
+# The matrix entries that deps and modules work on, by id (default: all of
+# ci/kernels.list), e.g. make modules KERNELS="6.1 arm64-6.12"
+KERNELS  ?=
+export KPROF_KERNEL_IDS := $(KERNELS)
+# The kernel make demo boots: the matrix's first entry.
+DEMO_KERNEL := $(shell awk '$$1 !~ /^\#/ && NF { print $$1; exit }' ci/kernels.list)
 PREFIX   ?= /usr/local
 CMAKE    ?= cmake
 
@@ -45,6 +51,7 @@ help:
 	@sed -n '2,/^$$/s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 	@echo 'Targets: deps modules userspace static dyn boards build check unit sanitize vm demo vm-shell install clean bench soak deb dkms'
 	@echo 'Variables: KERNEL=<an id of ci/kernels.list, e.g. 6.1 or arm64-6.12> (vm-shell),'
+	@echo '           KERNELS="<ids>" (deps, modules: those entries only; default all),'
 	@echo '           KDIR= KERNELRELEASE= (modules, install, dkms), ARCH=arm64|arm|s390 CROSS_COMPILE= (modules, static, install),'
 	@echo '           DESTDIR= PREFIX=/usr/local (install), JOBS=N'
 
@@ -139,10 +146,12 @@ soak: modules static boards
 		KPROF_VM_LOG=kprof_soak_full bash ci/vm-run.sh $(SOAK_KERNEL) kprof_soak
 	@grep -a 'KPROF-FIGURE: soak' $(BUILD)/vm-logs/$(SOAK_KERNEL)/kprof_soak_full.log
 
-demo: deps
-	$(MAKE) modules static
-	bash ci/vm-run.sh 6.1 demo
-	@echo "kprof demo: the pictures are $(BUILD)/vm-out/6.1/demo/demo-per-packet.svg and demo-batched.svg"
+# Only what the demo uses: its host packages and its kernel (ci/deps.sh demo).
+demo:
+	bash ci/deps.sh demo
+	$(MAKE) modules static KERNELS=$(DEMO_KERNEL)
+	bash ci/vm-run.sh $(DEMO_KERNEL) demo
+	@echo "kprof demo: the pictures are $(BUILD)/vm-out/$(DEMO_KERNEL)/demo/demo-per-packet.svg and demo-batched.svg"
 
 vm-shell: modules static boards
 	bash ci/vm-run.sh $(KERNEL) shell

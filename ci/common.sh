@@ -19,8 +19,20 @@ host_suite() {
 	return 1
 }
 
-# matrix_lines: ci/kernels.list's entries as "id flavour suite arch".
-matrix_lines() {
+# KPROF_KERNEL_IDS: the matrix entries that 'make deps' and 'make modules'
+# work on (ids of ci/kernels.list, separated by spaces); empty means all.
+# 'make demo' sets it to the demo's kernel, so that it fetches nothing else.
+KPROF_KERNEL_IDS=${KPROF_KERNEL_IDS:-}
+
+# selected ID: true if this run works on matrix entry ID.
+selected() {
+	[ -z "$KPROF_KERNEL_IDS" ] && return 0
+	case " $KPROF_KERNEL_IDS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# matrix_all: ci/kernels.list's entries as "id flavour suite arch".
+matrix_all() {
 	local id flavour suite arch
 	while read -r id flavour suite arch _; do
 		case "$id" in ''|'#'*) continue ;; esac
@@ -28,12 +40,23 @@ matrix_lines() {
 	done <"$KPROF_TOP/ci/kernels.list"
 }
 
+# matrix_lines: the selected entries of matrix_all.
+matrix_lines() {
+	local id rest
+	matrix_all | while read -r id rest; do
+		! selected "$id" || echo "$id $rest"
+	done
+}
+
+# demo_kernel: the entry 'make demo' boots: the first of ci/kernels.list.
+demo_kernel() { awk '$1 !~ /^#/ && NF { print $1; exit }' "$KPROF_TOP/ci/kernels.list"; }
+
 # suite_arches SUITE: the architectures other than amd64 that SUITE's
 # chroot cross-builds for: its entries' (modules), and in KPROF_CROSS_SUITE
 # the 32-bit userlands' too (kprofctl).
 suite_arches() {
 	{
-		matrix_lines | awk -v s="$1" '$3 == s && $4 != "amd64" { print $4 }'
+		matrix_all | awk -v s="$1" '$3 == s && $4 != "amd64" { print $4 }'
 		[ "$1" != "$KPROF_CROSS_SUITE" ] || echo i386
 	} | sort -u
 }
@@ -42,7 +65,7 @@ suite_arches() {
 # for: every entry's but amd64, and i386 (kprofctl32 on the amd64 kernels).
 board_userlands() {
 	{
-		matrix_lines | awk '$4 != "amd64" { print $4 }'
+		matrix_all | awk '$4 != "amd64" { print $4 }'
 		echo i386
 	} | sort -u
 }
@@ -86,11 +109,15 @@ multiarch_of() { dpkg-architecture -a "$1" -qDEB_HOST_MULTIARCH 2>/dev/null; }
 # dyn_kprofctl ARCH: where 'make dyn' leaves kprofctl for ARCH.
 dyn_kprofctl() { echo "$KPROF_BUILD/dyn-$(kbuild_arch "$1")/kprofctl"; }
 
-# kernels_each: print "id release suite arch" for every kernel of the resolved matrix.
+# kernels_each: print "id release suite arch" for every selected kernel of
+# the resolved matrix.
 kernels_each() {
+	local id rest
 	[ -s "$KPROF_KERNELS" ] || "$KPROF_TOP/ci/kernels.sh" resolve >/dev/null ||
 		die "cannot resolve the kernel matrix; run 'make deps'"
-	grep -v '^#' "$KPROF_KERNELS"
+	grep -v '^#' "$KPROF_KERNELS" | while read -r id rest; do
+		! selected "$id" || echo "$id $rest"
+	done
 }
 
 # kernel_tests ID: which VM tests matrix entry ID runs (all, core or debug).
@@ -101,7 +128,7 @@ kernel_tests() {
 # kernel_flavour ID: ci/kernels.list's flavour of matrix entry ID ("debug" is
 # built from source by ci/debug-kernel.sh; the others are Debian's images).
 kernel_flavour() {
-	matrix_lines | awk -v id="$1" '$1 == id { print $2 }'
+	matrix_all | awk -v id="$1" '$1 == id { print $2 }'
 }
 
 # kernel_field ID N: column N (2 release, 3 suite, 4 arch) of matrix entry ID.

@@ -1,16 +1,35 @@
 #!/usr/bin/env bash
 # Install what kprof needs on a Debian 12 host; skip what is already there.
 # Idempotent: a second run with everything present does no apt work at all.
+#
+#   ci/deps.sh        everything 'make check' needs: the whole kernel matrix
+#   ci/deps.sh demo   only what 'make demo' needs: the packages that build
+#                     kprof and boot an x86 guest, and the demo's kernel
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
+# What building kprof.ko and a static kprofctl, and booting an amd64 guest, take.
+DEMO_PKGS=(
+	build-essential cmake pkg-config kmod
+	libtracefs-dev libtraceevent-dev libcli11-dev nlohmann-json3-dev
+	qemu-system-x86 busybox-static cpio xz-utils
+)
+# What the tests, the other architectures, the sanitizers and the packages add.
 PKGS=(
-	build-essential cmake pkg-config kmod clang libclang-rt-14-dev
-	libtracefs-dev libtraceevent-dev libtracecmd-dev libcli11-dev libboost-test-dev nlohmann-json3-dev
-	qemu-system-x86 qemu-system-arm qemu-system-misc busybox-static cpio xz-utils curl trace-cmd mmdebstrap
+	"${DEMO_PKGS[@]}" clang libclang-rt-14-dev libtracecmd-dev libboost-test-dev
+	qemu-system-arm qemu-system-misc curl trace-cmd mmdebstrap
 	librsvg2-bin libxml2-utils man-db groff-base tmux
 	debhelper dh-dkms lintian
 )
+case "${1:-all}" in
+all) ;;
+demo)
+	PKGS=("${DEMO_PKGS[@]}")
+	KPROF_KERNEL_IDS=$(demo_kernel)
+	export KPROF_KERNEL_IDS
+	;;
+*) die "usage: $0 [demo]" ;;
+esac
 BACKPORTS=/etc/apt/sources.list.d/kprof-backports.sources
 
 [ "$(id -u)" = 0 ] || die "'make deps' installs packages and must run as root (try: sudo make deps)"
@@ -61,7 +80,8 @@ install_pkgs() {
 }
 
 # The 6.12 kernel of the matrix comes from bookworm-backports.
-if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+if matrix_lines | grep -q ' bookworm-backports ' &&
+	! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
 	info "adding the bookworm-backports apt suite ($BACKPORTS)"
 	cat >"$BACKPORTS" <<'EOS'
 Types: deb
@@ -228,7 +248,7 @@ install_promtool() {
 	install -m 0755 "$tmp/usr/bin/promtool" "$dest"
 	rm -rf "$tmp"
 }
-install_promtool
+[ -n "$KPROF_KERNEL_IDS" ] || install_promtool
 
 # The debug kernel compiles (its CPU, 4 to 15 minutes) while the loop below
 # downloads and unpacks the other kernels (the network, dpkg). Its build

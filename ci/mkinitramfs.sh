@@ -64,13 +64,13 @@ cp "$(dirname "$kprofctl")/kprof-wfuzz" "$root/usr/local/bin/" 2>/dev/null || tr
 # The gpio-sim line driver of tests/vm/girq_gpiosim.sh, built with it.
 cp "$(dirname "$kprofctl")/kprof-gpioev" "$root/usr/local/bin/" 2>/dev/null || true
 # arm64 and amd64 guests also get the armhf or i386 kprofctl, as
-# kprofctl32: a 32-bit userland on a 64-bit kernel (tests/vm/*32.sh).
+# kprofctl32: a 32-bit userland on a 64-bit kernel (tests/vm/*32.sh), when
+# 'make boards' has built it ('make demo' does not; a test that needs it
+# fails in the guest, saying so).
 a32=$(userland32_of "$arch")
-if [ -n "$a32" ]; then
-	k32=$(static_kprofctl "$a32")
-	[ -x "$k32" ] || die "no $a32 static kprofctl at $k32 for the $arch guests; run 'make boards'"
-	cp "$k32" "$root/usr/local/bin/kprofctl32"
-fi
+k32=
+[ -z "$a32" ] || k32=$(static_kprofctl "$a32")
+[ ! -x "$k32" ] || cp "$k32" "$root/usr/local/bin/kprofctl32"
 # x86 guests also get trace-cmd and the host's dynamic kprofctl as
 # kprofctl-dyn (report -i needs libtracecmd, of which Debian ships no
 # static build), with the libraries they load.
@@ -91,9 +91,8 @@ fi
 # (tests/vm/kprofctl_report32.sh), with the libraries it loads, from the
 # chroot that built it; the arm64 ones also trace-cmd from there.
 sysroot=$KPROF_CACHE/chroots/$KPROF_CROSS_SUITE
-if [ -n "$a32" ] && dyn_userlands | grep -qx "$a32"; then
+if [ -n "$a32" ] && dyn_userlands | grep -qx "$a32" && [ -x "$(dyn_kprofctl "$a32")" ]; then
 	dyn=$(dyn_kprofctl "$a32")
-	[ -x "$dyn" ] || die "no dynamic $a32 kprofctl at $dyn; run 'make boards'"
 	cp "$dyn" "$root/usr/local/bin/kprofctl32-dyn"	# a Release build: no debug info
 	copy_foreign_libs "$sysroot" "$(multiarch_of "$a32")" "$root" "$dyn"
 fi
