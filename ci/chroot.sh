@@ -59,7 +59,8 @@ cross_libs() {
 	# Not Multi-Arch: same (one architecture's excludes the others').
 	for arch in $(dyn_userlands); do echo "libtracecmd-dev:$arch"; done
 }
-PKGS=("${BASE_PKGS[@]}" $(cross_pkgs))
+mapfile -t CROSS_PKGS < <(cross_pkgs | tr ' ' '\n')
+PKGS=("${BASE_PKGS[@]}" "${CROSS_PKGS[@]}")
 LIBS=$(cross_libs | tr '\n' ' ')
 
 recipe() { printf '%s\n' "$(sources)" "arch: amd64 $ARCHES" "${PKGS[@]}" "unpacked: $LIBS"; }
@@ -82,7 +83,7 @@ ensure() {
 	while read -r line; do src+=("$line"); done < <(sources)
 	# shellcheck disable=SC2016 # $1 is the hook's: the chroot's path
 	mmdebstrap --quiet --variant=apt --skip=cleanup/apt/lists --include="$(IFS=,; echo "${PKGS[*]}")" \
-		--architectures="$(echo amd64 $ARCHES | tr ' ' ,)" \
+		--architectures="$(read -r -a a <<<"amd64 $ARCHES"; IFS=,; echo "${a[*]}")" \
 		--customize-hook='[ -z "'"$LIBS"'" ] || { chroot "$1" sh -c "cd /tmp && apt-get download -qq '"$LIBS"' >/dev/null" &&
 			for f in "$1"/tmp/*.deb; do dpkg-deb -x "$f" "$1"; done && rm -f "$1"/tmp/*.deb; }' \
 		"${suite%-backports}" "$dir.tmp" "${src[@]}" >/dev/null ||

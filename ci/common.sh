@@ -185,3 +185,7 @@ static_kprofctl() {
 		echo "$KPROF_BUILD/static-$(kbuild_arch "$1")/kprofctl"
 	fi
 }
+
+# checkpatch_path: the kernel's checkpatch.pl, from the source tree the
+# debug kernel is built from (ci/debug-kernel.sh); empty if there is none.
+checkpatch_path() { compgen -G "$KPROF_CACHE/kbuild/*/src/scripts/checkpatch.pl" | head -n 1 || true; }

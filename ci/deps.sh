@@ -18,7 +18,7 @@ DEMO_PKGS=(
 PKGS=(
 	"${DEMO_PKGS[@]}" clang libclang-rt-14-dev libtracecmd-dev libboost-test-dev
 	qemu-system-arm qemu-system-misc curl trace-cmd mmdebstrap
-	librsvg2-bin libxml2-utils man-db groff-base tmux
+	librsvg2-bin libxml2-utils man-db groff-base tmux shellcheck
 	debhelper dh-dkms lintian
 )
 case "${1:-all}" in
@@ -47,8 +47,8 @@ apt_update() {
 
 # The suites of the matrix that build in a chroot (ci/chroot.sh).
 chroot_suites() {
-	local id flavour suite arch
-	while read -r id flavour suite arch; do
+	local suite
+	while read -r _ _ suite _; do
 		host_suite "$suite" || echo "$suite"
 	done < <(matrix_lines) | sort -u
 }
@@ -113,9 +113,9 @@ fi
 # fetch_deb SUITE PKG[:ARCH]: PKG's .deb in the cache, downloaded once (in
 # SUITE's chroot for a chroot suite, or for another architecture).
 fetch_deb() {
-	local suite=$1 pkg=$2 name=${2%%:*} arch=\* deb dir
+	local suite=$1 pkg=$2 name=${2%%:*} arch='*' deb dir
 	[ "$pkg" = "$name" ] || arch=${pkg#*:}
-	deb=$(ls "$KPROF_CACHE"/debs/"$name"_*_$arch.deb 2>/dev/null | head -n 1 || true)
+	deb=$(compgen -G "$KPROF_CACHE/debs/${name}_*_$arch.deb" | head -n 1 || true)
 	if [ -z "$deb" ]; then
 		info "downloading $pkg"
 		mkdir -p "$KPROF_CACHE/debs"
@@ -129,7 +129,7 @@ fetch_deb() {
 				die "cannot download $pkg in the $suite chroot"
 			mv "$dir"/tmp/"$name"_*.deb "$KPROF_CACHE/debs/"
 		fi
-		deb=$(ls "$KPROF_CACHE"/debs/"$name"_*_$arch.deb | head -n 1)
+		deb=$(compgen -G "$KPROF_CACHE/debs/${name}_*_$arch.deb" | head -n 1)
 	fi
 	echo "$deb"
 }
@@ -174,7 +174,7 @@ guest_busybox() {
 	tmp=$(mktemp -d)
 	dpkg-deb -x "$(fetch_deb "$KPROF_CROSS_SUITE" "busybox-static:$arch")" "$tmp"
 	mkdir -p "$(dirname "$dest")"
-	install -m 0755 "$(ls "$tmp"/bin/busybox "$tmp"/usr/bin/busybox 2>/dev/null | head -n 1)" "$dest"
+	install -m 0755 "$(compgen -G "$tmp/bin/busybox" || compgen -G "$tmp/usr/bin/busybox")" "$dest"
 	rm -rf "$tmp"
 }
 
@@ -259,11 +259,12 @@ stop_debug_build() { [ -z "$debug_pid" ] || kill -- -"$debug_pid" 2>/dev/null ||
 debug_ids=$(kernels_each | while read -r id _; do [ "$(kernel_flavour "$id")" != debug ] || echo "$id"; done)
 if [ -n "$debug_ids" ]; then
 	"$KPROF_TOP/ci/debug-kernel.sh" deps
-	setsid -w "$KPROF_TOP/ci/debug-kernel.sh" build &
+	setsid -w "$KPROF_TOP/ci/timed.sh" deps:debug-kernel "$KPROF_TOP/ci/debug-kernel.sh" build &
 	debug_pid=$!
 	trap stop_debug_build EXIT
 fi
 
+kernels_start=$(date +%s)
 # Headers go into the system, or the suite's chroot (Kbuild wants
 # /lib/modules/<rel>/build). The image is only booted by QEMU, so its vmlinuz
 # is unpacked into the cache rather than installed into the host's /boot.
@@ -283,6 +284,8 @@ while read -r id rel suite arch; do
 	info "kernel $id: $rel ($vmlinuz)"
 done < <(kernels_each)
 
+mkdir -p "$KPROF_BUILD"
+echo "deps:other-kernels $(($(date +%s) - kernels_start))" >>"$KPROF_BUILD/check-times.txt"
 if [ -n "$debug_pid" ]; then
 	wait "$debug_pid" || { debug_pid=; die "the debug kernel did not build"; }
 	debug_pid=

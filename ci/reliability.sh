@@ -89,7 +89,7 @@ table() {
 		files=$(figure debugfs-fuzz | field files | sort -u | paste -sd/ -)
 		echo "| debugfs fuzzing | $(range debugfs-fuzz writes) writes per kernel to the $files writable files of kprof and pktproc, 2 writers, under traffic and idle; then consistency and rmmod | every write accepted or a documented errno, on $(kernels "${ids[@]}") |"
 	fi
-	for id in $(awk '$2 == "debug" { print $1 }' "$KPROF_TOP/ci/kernels.list"); do
+	while read -r id; do
 		local passed failed bugs
 		passed=$(results "^vm\\.$id\\." | grep -c ' passed$' || true)
 		failed=$(results "^vm\\.$id\\." | grep -c ' failed$' || true)
@@ -97,7 +97,7 @@ table() {
 		echo "| Debug kernel $id | the debug set of VM tests (KPROF_DEBUG_TESTS: the enable key, hook races, the IRQ tracker, fuzzing, soak) under KASAN, lockdep, PROVE_RCU, DEBUG_ATOMIC_SLEEP, debugobjects, kmemleak, UBSAN, KFENCE, DEBUG_LIST and the lockup detectors | $passed passed, $failed failed |"
 		bugs=$(results "^vm\\.harness\\.$id\\." | awk '$2 == "passed" { n = split($1, a, "."); print a[n] }' | paste -sd, - | sed 's/,/, /g')
 		[ -z "$bugs" ] || echo "| Checkers catch bugs on $id | a test module leaks, sleeps in atomic context, shifts out of bounds, reads freed memory | the harness failed the test for each of: $bugs |"
-	done
+	done < <(awk '$2 == "debug" { print $1 }' "$KPROF_TOP/ci/kernels.list")
 	figure soak | while IFS=$'\t' read -r id rest; do
 		local cycles events failures leaks budget bound
 		cycles=$(field cycles <<<"$rest")

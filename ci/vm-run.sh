@@ -44,7 +44,7 @@ trap 'rm -rf "$work"' EXIT
 #   # kprof-qemu: -serial mon:stdio -serial null
 # and a longer bound on its boot (seconds; KPROF_VM_TIMEOUT still wins) with
 #   # kprof-timeout: 600
-extra= qextra=() ttimeout=
+extra='' qextra=() ttimeout=''
 if [ "$test" != shell ]; then
 	extra=$(sed -n 's/^# kprof-append: //p' "$KPROF_TOP/tests/vm/$test.sh" | tr '\n' ' ')
 	read -r -a qextra <<<"$(sed -n 's/^# kprof-qemu: //p' "$KPROF_TOP/tests/vm/$test.sh" | tr '\n' ' ')"
@@ -80,6 +80,7 @@ arm64)
 	;;
 armhf)
 	# The armmp kernel cannot use virt's high PCI window (PCI fails with -75).
+	# shellcheck disable=SC2054 # a comma in one QEMU argument, not a list
 	qemu=(qemu-system-arm -M virt,highmem=off -accel "$tcg" -cpu cortex-a15 -m 512M
 		-append "console=ttyAMA0 $append")
 	;;

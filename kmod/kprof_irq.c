@@ -255,6 +255,7 @@ struct girq_bucket {
 static DEFINE_PER_CPU(struct girq_cpu, girq_cpus) = {
 	.lock = __RAW_SPIN_LOCK_UNLOCKED(girq_cpus.lock),
 };
+
 static struct girq_bucket girq_hash[1 << GIRQ_HASH_BITS] = {
 	[0 ... (1 << GIRQ_HASH_BITS) - 1] = {
 		.lock = __RAW_SPIN_LOCK_UNLOCKED(girq_hash.lock),

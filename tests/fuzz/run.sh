@@ -24,21 +24,21 @@ if [ "$name" = decoder ]; then
 	# The lead byte: fixture * 4 + layout (fuzz_decoder.cpp), the pages
 	# rewritten into the other three layouts (0x40).
 	i=0
-	for dir in $(ls -d "$top"/tests/unit/fixtures/*/ | sort); do
+	while read -r dir; do
 		for raw in "$dir"*.raw; do
 			pages=$(($(stat -c %s "$raw") / 4096))
 			for ((p = 0; p < pages && p < 8; p++)); do
 				for l in 0 1 2 3; do
 					lead=$((i * 4 + l + (l ? 0x40 : 0)))
-					{ printf "\\x$(printf %02x $lead)"; dd if="$raw" bs=4096 skip=$p count=1 status=none; } \
+					{ printf '%b' "\\x$(printf %02x $lead)"; dd if="$raw" bs=4096 skip=$p count=1 status=none; } \
 						>"$work/corpus/$(basename "$dir").$(basename "$raw").$p.$l"
 				done
 			done
 		done
 		i=$((i + 1))
-	done
+	done < <(printf '%s\n' "$top"/tests/unit/fixtures/*/ | sort)
 fi
-echo "fuzz $name: $(ls "$work/corpus" | wc -l) seeds, $seconds s"
+echo "fuzz $name: $(find "$work/corpus" -mindepth 1 -maxdepth 1 | wc -l) seeds, $seconds s"
 # calloc returns NULL, as glibc's does, instead of ASan aborting on a
 # size libtracecmd read from a damaged file.
 ASAN_OPTIONS=allocator_may_return_null=1 \
@@ -52,7 +52,7 @@ LSAN_OPTIONS=suppressions=$top/tests/fuzz/lsan.supp:print_suppressions=0 \
 # The fuzzer survived. Artifacts it left come from report -i's children,
 # which try each file before kprofctl opens it (tracecmd_shim.c): those
 # libtracecmd crashed, as they are there to.
-children=$(ls "$work/crashers" | wc -l)
+children=$(find "$work/crashers" -mindepth 1 -maxdepth 1 | wc -l)
 rm -f "$work/crashers"/*
 grep -E '^stat::(number_of_executed_units|peak_rss_mb|new_units_added)' "$work/log" | tail -n 3
 if [ "$children" -gt 0 ]; then

@@ -24,7 +24,7 @@ done
 # has PACKAGE PATH...: the package's files include each PATH.
 has() {
 	local deb list p
-	deb=$(ls "$out/$1"_"$version"_*.deb 2>/dev/null | head -n 1)
+	deb=$(compgen -G "$out/${1}_${version}_*.deb" | head -n 1)
 	[ -n "$deb" ] || fail "no $1 package in $out"
 	list=$(dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|')
 	shift

@@ -24,7 +24,7 @@ warnings=$(LC_ALL=C.UTF-8 MANWIDTH=100 man --warnings=w -l "$page" 2>&1 >"$out/p
 # help_items [COMMAND]: the options (-x and --long) and positional
 # arguments that 'kprofctl [COMMAND] --help' lists, one per line, sorted.
 help_items() {
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # no command: no argument
 	"$kprofctl" $1 --help | awk '
 		/^[A-Z][a-z]*:/ { section = $1; next }
 		section == "Options:" && /^  -/ { n = split($1, names, ","); for (i = 1; i <= n; i++) print names[i] }

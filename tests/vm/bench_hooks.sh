@@ -14,7 +14,7 @@ BENCH_SECS=4
 BENCH_PPS=2000
 
 load kprof
-expect_eq "kprof listening" "$(cat $KP/enable)" 0
+expect_eq "kprof listening" "$(cat "$KP"/enable)" 0
 
 # thread_ns: the CPU time so far of pktproc's IRQ thread, in ns
 thread_ns() {
@@ -31,14 +31,14 @@ run() {
 	PP=/sys/kernel/debug/$1
 	# The IRQ (and so its thread) on the CPU the receive timer is not on,
 	# the same for both builds.
-	irq=$(sed -n 's/^q0: irq=\([0-9]*\) timer_cpu=\([0-9]*\).*/\1/p' $PP/stats)
-	tcpu=$(sed -n 's/^q0: irq=\([0-9]*\) timer_cpu=\([0-9]*\).*/\2/p' $PP/stats)
-	echo $((1 << (1 - tcpu))) >/proc/irq/$irq/smp_affinity || fail "cannot move IRQ $irq"
-	p0=$(sed -n 's/^processed: //p' $PP/stats)
+	irq=$(sed -n 's/^q0: irq=\([0-9]*\) timer_cpu=\([0-9]*\).*/\1/p' "$PP"/stats)
+	tcpu=$(sed -n 's/^q0: irq=\([0-9]*\) timer_cpu=\([0-9]*\).*/\2/p' "$PP"/stats)
+	echo $((1 << (1 - tcpu))) >/proc/irq/"$irq"/smp_affinity || fail "cannot move IRQ $irq"
+	p0=$(sed -n 's/^processed: //p' "$PP"/stats)
 	t0=$(thread_ns)
 	run_traffic $BENCH_SECS
 	t1=$(thread_ns)
-	p1=$(sed -n 's/^processed: //p' $PP/stats)
+	p1=$(sed -n 's/^processed: //p' "$PP"/stats)
 	[ "$t1" -gt "$t0" ] || fail "no IRQ thread time for $1: is CONFIG_SCHED_INFO off?"
 	[ $((p1 - p0)) -gt 0 ] || fail "$1 processed nothing"
 	echo "P1b $1 $2 $(((t1 - t0) / (p1 - p0))) $((p1 - p0))"
@@ -47,12 +47,12 @@ run() {
 
 for rep in $(seq $BENCH_REPS); do
 	if [ $((rep % 2)) = 1 ]; then
-		run kprof_pktproc $rep
-		run kprof_pktproc_nohooks $rep
+		run kprof_pktproc "$rep"
+		run kprof_pktproc_nohooks "$rep"
 	else
-		run kprof_pktproc_nohooks $rep
-		run kprof_pktproc $rep
+		run kprof_pktproc_nohooks "$rep"
+		run kprof_pktproc "$rep"
 	fi
 done
-expect_eq "kprof listening" "$(cat $KP/enable)" 0
+expect_eq "kprof listening" "$(cat "$KP"/enable)" 0
 rmmod kprof

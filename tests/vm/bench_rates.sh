@@ -45,8 +45,8 @@ measure() {
 
 # finish WHAT: stop the kprofctl run $pid, flatten its report into /tmp/b.txt
 finish() {
-	kill -INT $pid
-	wait $pid || fail "$1: $(cat /tmp/b.err)"
+	kill -INT "$pid"
+	wait "$pid" || fail "$1: $(cat /tmp/b.err)"
 	awk -f /tests/kprofctl_json.awk /tmp/b.json >/tmp/b.txt
 }
 
@@ -64,7 +64,7 @@ run_tracecmd() {
 	trace-cmd record -e kprof_irq_thread_latency -e kprof_irq_handler -e kprof_batch -e kprof_span \
 		-b $BENCH_BUF_KB -o /tmp/b.dat >/tmp/rec.log 2>&1 &
 	pid=$!
-	wait_for $TR/events/kprof/kprof_batch/enable 1 "trace-cmd did not start recording"
+	wait_for "$TR"/events/kprof/kprof_batch/enable 1 "trace-cmd did not start recording"
 	measure "$(pidof trace-cmd)"
 	kill -INT $pid
 	wait $pid || fail "trace-cmd record: $(cat /tmp/rec.log)"

@@ -18,18 +18,18 @@ load kprof
 insmod "$KPROF_MODDIR/kprof_stress.ko" burst=2000 sleep_us=50 timer_us=1000 || fail "insmod stress"
 trace-cmd record -e kprof_irq_thread_latency -e kprof_irq_handler -e kprof_batch -e kprof_span -b 65536 -o /tmp/big.dat >/tmp/rec.log 2>&1 &
 rpid=$!
-wait_for $TR/events/kprof/kprof_batch/enable 1 "trace-cmd did not start recording"
+wait_for "$TR"/events/kprof/kprof_batch/enable 1 "trace-cmd did not start recording"
 # In rounds of 5 s, until the ring buffers have held BENCH_EVENTS events
 # that trace-cmd read or still can (read events + entries, per CPU).
 s=0
 n=0
-while [ $s -lt $BENCH_MAX_S ] && [ $n -lt $BENCH_EVENTS ]; do
+while [ $s -lt $BENCH_MAX_S ] && [ "$n" -lt $BENCH_EVENTS ]; do
 	echo 5 >/sys/kernel/debug/kprof_stress/run
 	s=$((s + 5))
-	n=$(cat $TR/per_cpu/cpu*/stats | awk '/^entries:/ || /^read events:/ { e += $NF } END { print e + 0 }')
+	n=$(cat "$TR"/per_cpu/cpu*/stats | awk '/^entries:/ || /^read events:/ { e += $NF } END { print e + 0 }')
 	echo "after $s s: $n events recorded"
 done
-[ $n -ge $BENCH_EVENTS ] || fail "only $n events in $s s"
+[ "$n" -ge $BENCH_EVENTS ] || fail "only $n events in $s s"
 kill -INT $rpid
 wait $rpid || fail "trace-cmd record: $(tail -n 5 /tmp/rec.log)"
 tail -n 12 /tmp/rec.log

@@ -53,13 +53,13 @@ start=$(date +%s)
 seed=$(date +%s)
 echo "seed $seed"
 echo 1 >"$PP/start"
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086 # one argument per file
 fuzz /tmp/busy.out -n "$writes" -s "$seed" $files
 kprofctl disable 'kprof:*' >/dev/null
 echo >"$TR/instances/kprof/trace"	# that round's events: nobody reads them
 echo 1 >"$PP/stop"
 knobs_off
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086 # one argument per file
 fuzz /tmp/idle.out -n $((writes / 10)) -s $((seed + 1)) $(echo "$files" | grep -v "^$KP/bench$")
 knobs_off	# as round 2 left them
 fuzz /tmp/bench.out -n "$bench_writes" -s $((seed + 2)) "$KP/bench"
@@ -81,9 +81,8 @@ done
 echo 1 >"$PP/stop"
 knobs_off
 echo 1 >"$KP/enable"
-for f in $(find "$KP" "$PP" -type f -perm -u+r); do
-	cat "$f" >/dev/null || fail "$f is not readable after the fuzzing"
-done
+find "$KP" "$PP" -type f -perm -u+r -exec cat {} + >/dev/null ||
+	fail "a file is not readable after the fuzzing (above)"
 for kv in batch=4 irq_coalesce=1 rx_budget=0 work_ns=2000 pass_overhead_ns=20000 nowake_every=0; do
 	echo "${kv#*=}" >"$PP/${kv%=*}" || fail "cannot set ${kv%=*} back"
 done

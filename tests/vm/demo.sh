@@ -6,12 +6,13 @@
 load kprof
 load kprof_pktproc
 for cfg in "1 1 per-packet" "64 64 batched"; do
+	# shellcheck disable=SC2086 # split into words on purpose
 	set -- $cfg
 	echo "$1" >"$PP/batch"
 	echo "$2" >"$PP/irq_coalesce"
 	echo 1 >"$PP/start"
 	echo
-	echo "### pktproc at $(cat $PP/rate_pps) packets/s, batch=$1 irq_coalesce=$2: kprofctl latency -d 5s --svg demo-$3.svg"
+	echo "### pktproc at $(cat "$PP"/rate_pps) packets/s, batch=$1 irq_coalesce=$2: kprofctl latency -d 5s --svg demo-$3.svg"
 	kprofctl latency -d 5s --svg "/tmp/demo-$3.svg" | cat	# not a TTY: no progress line in the log
 	echo 1 >"$PP/stop"
 done
@@ -22,7 +23,7 @@ rmmod kprof_pktproc
 insmod "$KPROF_MODDIR/kprof_pktproc.ko" kprof_hooks=0 || fail "insmod pktproc kprof_hooks=0"
 echo 1 >"$PP/start"
 echo
-echo "### pktproc with kprof_hooks=0 at $(cat $PP/rate_pps) packets/s: kprofctl irq -d 5s"
+echo "### pktproc with kprof_hooks=0 at $(cat "$PP"/rate_pps) packets/s: kprofctl irq -d 5s"
 kprofctl irq -d 5s | cat
 echo 1 >"$PP/stop"
 rmmod kprof_pktproc

@@ -13,10 +13,10 @@
 
 load kprof
 I=$TR/instances/demux
-mkdir $I
-echo 8192 >$I/buffer_size_kb
-echo mono >$I/trace_clock
-echo 1 >$I/events/kprof/kprof_girq_handler/enable
+mkdir "$I"
+echo 8192 >"$I"/buffer_size_kb
+echo mono >"$I"/trace_clock
+echo 1 >"$I"/events/kprof/kprof_girq_handler/enable
 wait_attached
 # The exit probe goes on before the entry probe (a stack entry without its
 # exit would shift every later pop): a handler that runs while they go on
@@ -27,8 +27,8 @@ insmod "$KPROF_MODDIR/kprof_test_board.ko" irqs=500 period_us=2000 parent_us=20 
 	fail "insmod kprof_test_board"
 P=/sys/module/kprof_test_board/parameters
 wait_for $P/parent_runs 500 "the board module's 500 parent IRQs"
-echo 0 >$I/events/kprof/kprof_girq_handler/enable
-cat $I/trace >/tmp/d.trace
+echo 0 >"$I"/events/kprof/kprof_girq_handler/enable
+cat "$I"/trace >/tmp/d.trace
 parent=$(dmesg | sed -n 's/.*parent IRQ \([0-9]*\), child IRQ.*/\1/p' | tail -n 1)
 child=$(dmesg | sed -n 's/.*parent IRQ [0-9]*, child IRQ \([0-9]*\).*/\1/p' | tail -n 1)
 echo "parent IRQ $parent, child IRQ $child"
@@ -51,5 +51,5 @@ pmed=$(sed -n 250p /tmp/p.txt) cmed=$(sed -n 250p /tmp/c.txt)
 [ "$pmed" -gt "$cmed" ] || fail "the parent's median $pmed ns is not above the child's $cmed ns"
 echo "ok: both nested handlers timed on every run; the parent's time holds the child's"
 rmmod kprof_test_board
-rmdir $I
+rmdir "$I"
 rmmod kprof

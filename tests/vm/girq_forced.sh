@@ -19,10 +19,10 @@
 IRQS=400
 load kprof
 I=$TR/instances/forced
-mkdir $I
-echo 8192 >$I/buffer_size_kb
-echo mono >$I/trace_clock
-for e in handler wake thread; do echo 1 >$I/events/kprof/kprof_girq_$e/enable; done
+mkdir "$I"
+echo 8192 >"$I"/buffer_size_kb
+echo mono >"$I"/trace_clock
+for e in handler wake thread; do echo 1 >"$I"/events/kprof/kprof_girq_$e/enable; done
 kprofctl irq --json -b 4096 >/tmp/k.json 2>/tmp/k.err &
 pid=$!
 wait_collecting kprof kprof_girq_thread
@@ -39,14 +39,15 @@ n=0
 until grep -q '^quiet 1$' $S; do
 	n=$((n + 1)); [ $n -lt 200 ] || fail "the board's IRQs did not end within 20 s"; sleep 0.1
 done
+# shellcheck disable=SC2009 # busybox's pgrep may be left out
 ps -o comm 2>/dev/null | grep -q "irq/$irq-s-kprof_board_forced" ||
 	grep -l "irq/$irq-s-kprof_board_forced" /proc/[0-9]*/comm >/dev/null ||
 	fail "no secondary thread irq/$irq-s-kprof_board_forced: not forced"
 kill -INT $pid
 wait $pid || { cat /tmp/k.err; fail "kprofctl irq failed"; }
 unmatched=$(($(sed -n 's/^unmatched_exits: //p' "$KP/girq_counters") - unmatched0))
-for e in handler wake thread; do echo 0 >$I/events/kprof/kprof_girq_$e/enable; done
-cat $I/trace >/tmp/t.txt
+for e in handler wake thread; do echo 0 >"$I"/events/kprof/kprof_girq_$e/enable; done
+cat "$I"/trace >/tmp/t.txt
 cat $S >/tmp/o.txt
 o() { sed -n "s/^$1 //p" /tmp/o.txt; }
 g() { sed -n "s/^$1: //p" "$KP/girq_counters"; }
@@ -141,6 +142,6 @@ for row in "$F" "$H"; do
 done
 kprofctl irq --irq "$irq" -d 1 >/tmp/k2.txt 2>&1 || { cat /tmp/k2.txt; fail "kprofctl irq (text)"; }
 rmmod kprof_test_board
-rmdir $I
+rmdir "$I"
 rmmod kprof
 echo "ok: the forced-threaded action's rows, hard part and driver's handler, against the module's"

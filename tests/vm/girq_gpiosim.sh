@@ -40,30 +40,30 @@ PULL=/sys/devices/platform/$(cat $G/dev_name)/$chip/sim_gpio0/pull
 
 load kprof
 I=$TR/instances/gpiosim
-mkdir $I
-echo 8192 >$I/buffer_size_kb
-echo mono >$I/trace_clock
-echo 'prev_comm ~ "irq/*" || next_comm ~ "irq/*"' >$I/events/sched/sched_switch/filter
+mkdir "$I"
+echo 8192 >"$I"/buffer_size_kb
+echo mono >"$I"/trace_clock
+echo 'prev_comm ~ "irq/*" || next_comm ~ "irq/*"' >"$I"/events/sched/sched_switch/filter
 
 # phase WHAT GPIOEV_ARGS...: one window of kprofctl irq and the trace
 phase() {
 	what=$1
 	shift
 	echo "== $what"
-	echo >$I/trace
+	echo >"$I"/trace
 	for e in irq/irq_handler_entry sched/sched_switch kprof/kprof_girq_thread; do
-		echo 1 >$I/events/$e/enable
+		echo 1 >"$I"/events/$e/enable
 	done
 	idle0=$(g idle_runs)
 	kprofctl irq --json -b 4096 >/tmp/k.json 2>/tmp/k.err &
 	pid=$!
 	wait_collecting kprof kprof_girq_thread
 	wait_attached
-	kprof-gpioev "$@" /dev/$chip 0 "$PULL" >/tmp/g.txt || fail "kprof-gpioev failed"
+	kprof-gpioev "$@" /dev/"$chip" 0 "$PULL" >/tmp/g.txt || fail "kprof-gpioev failed"
 	kill -INT $pid
 	wait $pid || { cat /tmp/k.err; fail "kprofctl irq failed"; }
 	for e in irq/irq_handler_entry sched/sched_switch kprof/kprof_girq_thread; do
-		echo 0 >$I/events/$e/enable
+		echo 0 >"$I"/events/$e/enable
 	done
 	cat /tmp/g.txt
 	irq=$(v irq) thread=$(v thread) events=$(v events)
@@ -71,7 +71,7 @@ phase() {
 	name=kpgpio
 	echo "IRQ $irq, thread $thread $(v comm): $events events"
 	awk -v IRQ="$irq" -v PID="$thread" -v NAME="$name" -v TOL=50000 -f /tests/thread_match.awk \
-		$I/trace >/tmp/m.txt 2>/tmp/m.err || fail "thread_match.awk"
+		"$I"/trace >/tmp/m.txt 2>/tmp/m.err || fail "thread_match.awk"
 	cat /tmp/m.txt
 	head -n 10 /tmp/m.err
 	set -- $(cat /tmp/m.txt)
@@ -115,6 +115,6 @@ phase busy -a -n $TOGGLES -p 100
 echo "ok: $((entries - samples)) requests coalesced, $busy busy, the handler off CPU $off times"
 echo 0 >$G/live
 rmdir $G/bank0 $G
-rmdir $I
+rmdir "$I"
 rmmod kprof
 echo "ok: gpio-sim's threaded IRQ, a handler that sleeps, against the kernel's tracepoints"

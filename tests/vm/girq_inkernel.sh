@@ -21,14 +21,14 @@ irq1=$(sed -n 's/^q1: irq=\([0-9]*\) .*/\1/p' "$PP/stats")
 
 # The switch: off at load, nothing to freeze, on attaches the probes
 # before the write returns, off detaches them.
-expect_eq "aggregation off at load" "$(cat $A)" 0
-expect_einval 2 $A
-expect_einval 3 $A
-echo 1 >$A
+expect_eq "aggregation off at load" "$(cat "$A")" 0
+expect_einval 2 "$A"
+expect_einval 3 "$A"
+echo 1 >"$A"
 grep -q '^attached: 1' "$KP/girq_counters" || fail "the probes were not attached when the write returned"
-echo 2 >$A
+echo 2 >"$A"
 grep -q '^state 2$' "$KP/girq_hist" || fail "girq_hist does not show the state frozen"
-echo 0 >$A
+echo 0 >"$A"
 wait_for_detach() {
 	n=0
 	until grep -q '^attached: 0' "$KP/girq_counters"; do
@@ -62,7 +62,7 @@ sleep 0.2
 kill -INT $spid $kpid
 wait $spid || fail "streaming run failed: $(cat /tmp/s.err)"
 wait $kpid || fail "in-kernel run failed: $(cat /tmp/k.err)"
-expect_eq "aggregation off after the run" "$(cat $A)" 0
+expect_eq "aggregation off after the run" "$(cat "$A")" 0
 kprofctl status | grep '^irq aggregation: off ' || fail "status does not show the IRQ aggregation off"
 wait_for_detach
 awk -f /tests/kprofctl_json.awk /tmp/s.json >/tmp/s.txt
@@ -79,6 +79,7 @@ for d in "$irq0/kprof_pktproc" "$irq1/kprof_pktproc"; do
 		echo "streaming: $s"
 		echo "in-kernel: $k"
 		expect_eq "$d $ev count, min, max, p50" "$k" "$s"
+		# shellcheck disable=SC2086 # split into words on purpose
 		set -- $s
 		[ "$5" -gt 100 ] || fail "$d $ev: only $5 samples"
 		s=$(grep "^pct $ev $d null " /tmp/s.txt)
@@ -92,7 +93,7 @@ for d in "$irq0/kprof_pktproc" "$irq1/kprof_pktproc"; do
 		n=$((n + 1))
 	done
 done
-expect_eq "events x IRQs compared" $n $((2 * $(echo $events | wc -w)))
+expect_eq "events x IRQs compared" $n $((2 * $(echo "$events" | wc -w)))
 if [ "$events" = handler ]; then
 	if grep -E '^stat entry_to_(woken|running) ' /tmp/s.txt /tmp/k.txt; then
 		fail "latencies reported without run probes"
@@ -118,11 +119,11 @@ insmod "$KPROF_MODDIR/kprof.ko" girq_agg_slots=1 || fail "insmod kprof girq_agg_
 insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=3 rate_pps=2000 work_ns=2000 || fail "insmod pktproc"
 handlers() { sed -n 's/^handlers: //p' "$KP/girq_counters"; }
 c0=$(handlers)
-echo 1 >$A
+echo 1 >"$A"
 run_traffic 1
 sleep 0.2
 ca=$(handlers)
-echo 2 >$A
+echo 2 >"$A"
 cb=$(handlers)
 set -- $(awk '$1 == "kprof_girq_handler" { n += $5; a[$2 " " $3] = 1 }
 	$1 == "untracked" && $3 == "kprof_girq_handler" { u += $4 }
@@ -132,7 +133,7 @@ echo "handler samples: $1 aggregated, $2 untracked; the tracker timed $((ca - c0
 [ $(($1 + $2)) -ge $((ca - c0)) ] && [ $(($1 + $2)) -le $((cb - c0)) ] ||
 	fail "aggregated + untracked handler samples do not match the handler runs"
 expect_eq "most actions aggregated on any CPU" "$3" 1
-echo 0 >$A
+echo 0 >"$A"
 
 # kprofctl reports them as lost, with a warning on stderr.
 kprofctl irq --in-kernel --json >/tmp/k.json 2>/tmp/k.err &
@@ -149,7 +150,7 @@ grep -q "kprofctl: WARNING: $untracked events lost" /tmp/k.err || fail "no warni
 
 # Unloading with the aggregation on and traffic running is clean (the
 # harness checks dmesg).
-echo 1 >$A
+echo 1 >"$A"
 echo 1 >"$PP/start"
 sleep 0.5
 rmmod kprof_pktproc

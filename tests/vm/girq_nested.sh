@@ -18,10 +18,10 @@
 IRQS=400
 load kprof
 I=$TR/instances/nested
-mkdir $I
-echo 8192 >$I/buffer_size_kb
-echo mono >$I/trace_clock
-for e in handler thread; do echo 1 >$I/events/kprof/kprof_girq_$e/enable; done
+mkdir "$I"
+echo 8192 >"$I"/buffer_size_kb
+echo mono >"$I"/trace_clock
+for e in handler thread; do echo 1 >"$I"/events/kprof/kprof_girq_$e/enable; done
 kprofctl irq --json -b 4096 >/tmp/k.json 2>/tmp/k.err &
 pid=$!
 wait_collecting kprof kprof_girq_thread
@@ -41,8 +41,8 @@ until grep -q '^quiet 1$' $S; do
 done
 kill -INT $pid
 wait $pid || { cat /tmp/k.err; fail "kprofctl irq failed"; }
-for e in handler thread; do echo 0 >$I/events/kprof/kprof_girq_$e/enable; done
-cat $I/trace >/tmp/t.txt
+for e in handler thread; do echo 0 >"$I"/events/kprof/kprof_girq_$e/enable; done
+cat "$I"/trace >/tmp/t.txt
 cat $S >/tmp/o.txt
 o() { sed -n "s/^$1 //p" /tmp/o.txt; }
 C="kprof_board_nchild (nested)"
@@ -55,7 +55,7 @@ if [ $probe = 0 ]; then
 	expect_eq "child rows" "$(grep -c "^irq $child " /tmp/k.txt)" 0
 	echo "ok: no nested probe on this architecture, and kprofctl irq says so"
 	rmmod kprof_test_board
-	rmdir $I
+	rmdir "$I"
 	rmmod kprof
 	exit 0
 fi
@@ -100,6 +100,6 @@ set -- $(json_irq /tmp/k.txt "$parent" kprof_board_nparent)
 [ $# -eq 7 ] || { cat /tmp/k.txt; fail "no kprofctl irq row for the parent IRQ $parent"; }
 expect_eq "kprofctl: the parent's unserved" "$7" 0
 rmmod kprof_test_board
-rmdir $I
+rmdir "$I"
 rmmod kprof
 echo "ok: the nested child's rows against the module's"

@@ -10,52 +10,52 @@ irq=$(sed -n 's/^q0: irq=\([0-9]*\) .*/\1/p' "$PP/stats")
 G=$KP/girq_counters
 
 # Nobody listens: the tracker is detached.
-expect_eq "attached before any listener" "$(sed -n 's/^attached: //p' $G)" 0
+expect_eq "attached before any listener" "$(sed -n 's/^attached: //p' "$G")" 0
 
 I=$TR/instances/girq
-mkdir $I
-echo 8192 >$I/buffer_size_kb
-echo mono >$I/trace_clock
+mkdir "$I"
+echo 8192 >"$I"/buffer_size_kb
+echo mono >"$I"/trace_clock
 for e in kprof_girq_handler kprof_girq_wake kprof_girq_thread kprof_irq_thread_latency; do
-	echo 1 >$I/events/kprof/$e/enable
+	echo 1 >"$I"/events/kprof/$e/enable
 done
 n=0
-until grep -q '^attached: 1' $G; do
+until grep -q '^attached: 1' "$G"; do
 	n=$((n + 1)); [ $n -lt 50 ] || fail "tracker did not attach within 5 s"; sleep 0.1
 done
-expect_eq "run probes" "$(sed -n 's/^run_probes: //p' $G)" 1
+expect_eq "run probes" "$(sed -n 's/^run_probes: //p' "$G")" 1
 echo "ok: enabling a kprof_girq event attached the tracker and its run probes"
 
 echo 1 >"$KP/$D/reset"
 run_traffic 2
 sleep 0.2
 for e in kprof_girq_handler kprof_girq_wake kprof_girq_thread kprof_irq_thread_latency; do
-	echo 0 >$I/events/kprof/$e/enable
+	echo 0 >"$I"/events/kprof/$e/enable
 done
 n=0
-until grep -q '^attached: 0' $G; do
+until grep -q '^attached: 0' "$G"; do
 	n=$((n + 1)); [ $n -lt 50 ] || fail "tracker did not detach within 5 s"; sleep 0.1
 done
 echo "ok: disabling the last kprof_girq event detached it"
 for c in 0 1; do
-	expect_eq "cpu$c overrun" "$(sed -n 's/^overrun: //p' $I/per_cpu/cpu$c/stats)" 0
+	expect_eq "cpu$c overrun" "$(sed -n 's/^overrun: //p' "$I"/per_cpu/cpu$c/stats)" 0
 done
-cat $G
+cat "$G"
 
 # Every event the tracker emitted is in the trace (the per-CPU seqs of
 # kprof/girq_emitted against the events in each CPU's buffer).
 while read -r cpu ev seq; do
-	got=$(grep -c "\[00${cpu#cpu}\] .* $ev: " $I/trace || true)
+	got=$(grep -c "\[00${cpu#cpu}\] .* $ev: " "$I"/trace || true)
 	expect_eq "$cpu $ev events in the trace" "$got" "$seq"
-done <$KP/girq_emitted
+done <"$KP"/girq_emitted
 
 # Per IRQ, from the events: handler runs and wake requests of pktproc's
 # IRQ equal what pktproc's hooks counted, exactly.
-grep " kprof_girq_handler: irq=$irq " $I/trace >/tmp/h.txt
+grep " kprof_girq_handler: irq=$irq " "$I"/trace >/tmp/h.txt
 expect_eq "handler runs = pktproc hard IRQs" "$(wc -l </tmp/h.txt)" "$(counter $D irqs)"
 expect_eq "wake requests = pktproc wakes" "$(grep -c ' ret=2 ' /tmp/h.txt)" "$(counter $D wakes)"
-runs=$(grep -c " kprof_girq_thread: irq=$irq " $I/trace)
-coal=$(grep " kprof_girq_thread: irq=$irq " $I/trace | sed 's/.* coalesced=\([0-9]*\).*/\1/' | awk '{ s += $1 } END { print s + 0 }')
+runs=$(grep -c " kprof_girq_thread: irq=$irq " "$I"/trace)
+coal=$(grep " kprof_girq_thread: irq=$irq " "$I"/trace | sed 's/.* coalesced=\([0-9]*\).*/\1/' | awk '{ s += $1 } END { print s + 0 }')
 req=$(counter $D wakes) iruns=$(counter $D thread_runs)
 echo "IRQ $irq: $req wake requests; tracker: $runs runs measured, $coal coalesced; pktproc: $iruns thread runs"
 # The run probes see every run of pktproc's thread (pktproc's hooks and
@@ -69,7 +69,7 @@ expect_eq "requests served (runs + coalesced)" "$((runs + coal))" "$req"
 	fail "tracker measured $runs runs of pktproc's $iruns"
 
 # The kernel's own books balance.
-g() { sed -n "s/^$1: //p" $G; }
+g() { sed -n "s/^$1: //p" "$G"; }
 expect_eq "wake_requests = woken + coalesced + busy + running" "$(g wake_requests)" "$(($(g woken) + $(g coalesced) + $(g busy_requests) + $(g running_requests)))"
 expect_eq "wake_requests = run_requests + dropped + unmeasured" "$(g wake_requests)" "$(($(g run_requests) + $(g dropped_requests) + $(g unmeasured_requests)))"
 # Every request was served by a run: no slot overflowed, none was pending
@@ -85,9 +85,9 @@ expect_eq "idle_runs = pktproc's thread runs - the runs measured" "$(g idle_runs
 # the pairs (armhf under CI load: 5.4 %); larger by more than 2 us (a vCPU stall between
 # irq_handler_entry and kprof_irq_enter()) for at most 5 % (arm64 under CI
 # load: 3.0 %; a stale entry stamp would make most pairs larger).
-awk -v IRQ="$irq" -v ETOL=50000 -v TOL=100000 -f /tests/girq_match.awk $I/trace >/tmp/m.txt 2>/tmp/m.err
+awk -v IRQ="$irq" -v ETOL=50000 -v TOL=100000 -f /tests/girq_match.awk "$I"/trace >/tmp/m.txt 2>/tmp/m.err
 head -n 9 /tmp/m.err
-grep -m 12 "irq=$irq \|kprof_irq_thread" $I/trace
+grep -m 12 "irq=$irq \|kprof_irq_thread" "$I"/trace
 set -- $(grep '^pairs ' /tmp/m.txt)
 echo "$*"
 pairs=$2 same=$4 larger=$6 over=$8 maxgap=${10}
@@ -105,8 +105,8 @@ echo "same-IRQ gap (instrumented - generic): median ${med} ns, p99 ${p99} ns, ma
 [ "$med" -ge 0 ] && [ "$med" -le 50000 ] || fail "median gap $med ns outside 0-50 us"
 [ $((over * 10)) -le "$same" ] || fail "$over of $same same-IRQ pairs differ by more than 100 us"
 # The medians of the two views agree within 20 us.
-gmed=$(grep " kprof_girq_thread: irq=$irq " $I/trace | sed 's/.* delta_ns=\([0-9]*\).*/\1/' | sort -n | sed -n "$(((runs + 1) / 2))p")
-imed=$(grep ' kprof_irq_thread_latency: ' $I/trace | sed 's/.* delta_ns=\([0-9]*\).*/\1/' | sort -n | sed -n "$(((iruns + 1) / 2))p")
+gmed=$(grep " kprof_girq_thread: irq=$irq " "$I"/trace | sed 's/.* delta_ns=\([0-9]*\).*/\1/' | sort -n | sed -n "$(((runs + 1) / 2))p")
+imed=$(grep ' kprof_irq_thread_latency: ' "$I"/trace | sed 's/.* delta_ns=\([0-9]*\).*/\1/' | sort -n | sed -n "$(((iruns + 1) / 2))p")
 echo "medians: generic ${gmed} ns, instrumented ${imed} ns"
 [ $((imed - gmed)) -le 50000 ] && [ $((gmed - imed)) -le 2000 ] || fail "medians differ by more than allowed"
-rmdir $I
+rmdir "$I"

@@ -16,14 +16,14 @@
 TOL=200000
 load kprof
 I=$TR/instances/sleep
-mkdir $I
-echo 8192 >$I/buffer_size_kb
-echo mono >$I/trace_clock
+mkdir "$I"
+echo 8192 >"$I"/buffer_size_kb
+echo mono >"$I"/trace_clock
 S=/sys/kernel/debug/kprof_test_board/served
 
 for how in msleep completion; do
-	echo >$I/trace
-	echo 1 >$I/events/kprof/kprof_girq_thread/enable
+	echo >"$I"/trace
+	echo 1 >"$I"/events/kprof/kprof_girq_thread/enable
 	tidle0=$(sed -n 's/^idle_runs: //p' "$KP/girq_counters")
 	kprofctl irq --json -b 4096 >/tmp/k.json 2>/tmp/k.err &
 	pid=$!
@@ -39,11 +39,11 @@ for how in msleep completion; do
 	done
 	kill -INT $pid
 	wait $pid || { cat /tmp/k.err; fail "$how: kprofctl irq failed"; }
-	echo 0 >$I/events/kprof/kprof_girq_thread/enable
+	echo 0 >"$I"/events/kprof/kprof_girq_thread/enable
 	cat $S >/tmp/o.txt
 	o() { sed -n "s/^$1 //p" /tmp/o.txt; }
 	grep '^run ' /tmp/o.txt | cut -d' ' -f2,3 >/tmp/oracle.txt
-	grep " kprof_girq_thread: irq=$irq " $I/trace |
+	grep " kprof_girq_thread: irq=$irq " "$I"/trace |
 		sed 's/.* delta_ns=\([0-9]*\) .*busy=\([01]\).*/\1 \2/' >/tmp/tracker.txt
 	echo "$how: IRQ $irq: $(o requests) requests, $(o runs) runs ($(o busy) busy, $(o coalesced) coalesced, $(o idle_runs) idle)"
 	[ "$(o busy)" -gt 0 ] || fail "$how: no request came while the thread slept"
@@ -120,5 +120,5 @@ for how in msleep completion; do
 	expect_eq "$how: kprofctl UNSERVED" "$7" 0
 	rmmod kprof_test_board
 done
-rmdir $I
+rmdir "$I"
 rmmod kprof

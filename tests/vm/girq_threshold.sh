@@ -19,7 +19,7 @@ for v in 0 100001 -1 x; do expect_einval "$v" "$PP/inject_delay_us"; done
 # threads), so its wakeups wait for that CPU. The busy loop runs where the
 # thread ran last: there.
 cpu=$(sed -n 's/^q0: .* timer_cpu=\([0-9]*\) .*/\1/p' "$PP/stats")
-echo "$cpu" >/proc/irq/$irq/smp_affinity_list || fail "cannot steer IRQ $irq to CPU $cpu"
+echo "$cpu" >/proc/irq/"$irq"/smp_affinity_list || fail "cannot steer IRQ $irq to CPU $cpu"
 echo 1 >"$PP/start"
 sleep 0.5
 tid=$(grep -l "^irq/$irq-" /proc/[0-9]*/comm 2>/dev/null | head -n 1 | cut -d/ -f3)

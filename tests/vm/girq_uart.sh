@@ -22,9 +22,9 @@ echo "ttyS1 uses IRQ $irq"
 # The kernel's own irq:irq_handler_entry, recorded alongside, is the exact
 # oracle of handler runs; /proc/interrupts a near one (expect_irq_runs).
 K=$TR/instances/oracle
-mkdir $K
-echo "irq == $irq" >$K/events/irq/irq_handler_entry/filter
-echo 1 >$K/events/irq/irq_handler_entry/enable
+mkdir "$K"
+echo "irq == $irq" >"$K"/events/irq/irq_handler_entry/filter
+echo 1 >"$K"/events/irq/irq_handler_entry/enable
 kprofctl irq --irq "$irq" --json -b 4096 >/tmp/u.json 2>/tmp/u.err &
 pid=$!
 wait_collecting kprof kprof_girq_thread
@@ -41,7 +41,7 @@ dd if=/dev/zero bs=1k count=$kib >&3 2>/dev/null
 after=$(irq_quiet "$irq")
 kill -INT $pid
 wait $pid || fail "kprofctl irq: $(cat /tmp/u.err)"
-echo 0 >$K/events/irq/irq_handler_entry/enable
+echo 0 >"$K"/events/irq/irq_handler_entry/enable
 exec 3>&-
 awk -f /tests/kprofctl_json.awk /tmp/u.json >/tmp/u.txt
 grep -E '^(irq|stat|check|lost)' /tmp/u.txt
@@ -51,8 +51,8 @@ set -- $(json_irq /tmp/u.txt "$irq" "$F")
 [ $# -eq 7 ] || fail "no per-IRQ line for IRQ $irq $F"
 # kprofctl's window lies inside the oracle's, and the UART is quiet
 # around both.
-expect_eq "tracker's handler runs = irq:irq_handler_entry events" "$1" "$(grep -c "irq_handler_entry: irq=$irq " $K/trace)"
-rmdir $K
+expect_eq "tracker's handler runs = irq:irq_handler_entry events" "$1" "$(grep -c "irq_handler_entry: irq=$irq " "$K"/trace)"
+rmdir "$K"
 expect_irq_runs "tracker vs /proc/interrupts" "$1" "$((after - before))"
 [ "$1" -gt 50 ] || fail "only $1 IRQs for $kib KiB"
 expect_eq "wake requests (threadirqs: every handler)" "$2" "$1"
@@ -95,17 +95,17 @@ cat "$KP/girq_counters"
 # Unload kprof while the tracker is attached (events enabled in a raw
 # instance) and the UART is busy: the probes come off before the module.
 I=$TR/instances/unload
-mkdir $I
-echo 1 >$I/events/kprof/kprof_girq_handler/enable
+mkdir "$I"
+echo 1 >"$I"/events/kprof/kprof_girq_handler/enable
 wait_attached
 dd if=/dev/zero of=/dev/ttyS1 bs=1k count=$((kib / 4)) 2>/dev/null &
 dd=$!
 sleep 0.2
-grep -q kprof_girq_handler $I/trace || fail "no tracker events before the unload"
+grep -q kprof_girq_handler "$I"/trace || fail "no tracker events before the unload"
 rmmod kprof || fail "rmmod kprof with the tracker attached"
 wait $dd
 [ ! -d /sys/module/kprof ] || fail "kprof still loaded"
-rmdir $I
+rmdir "$I"
 echo "ok: kprof unloaded with the tracker attached"
 dd if=/dev/zero of=/dev/ttyS1 bs=1k count=2 2>/dev/null
 echo "ok: the UART still works after the unload"

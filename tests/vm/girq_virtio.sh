@@ -21,8 +21,8 @@ total() { for i in $irqs; do irq_count "$i"; done | awk '{ s += $1 } END { print
 
 load kprof
 K=$TR/instances/oracle
-mkdir $K
-echo 1 >$K/events/irq/irq_handler_entry/enable
+mkdir "$K"
+echo 1 >"$K"/events/irq/irq_handler_entry/enable
 set --
 for i in $irqs; do set -- "$@" --irq "$i"; done
 kprofctl irq "$@" --json -b 4096 >/tmp/v.json 2>/tmp/v.err &
@@ -35,7 +35,7 @@ dd if=/dev/vda of=/dev/null bs=4k count=2000 iflag=direct 2>/dev/null || fail "O
 for i in $irqs; do echo "$i $(irq_quiet "$i")"; done >/tmp/c1
 kill -INT $pid
 wait $pid || fail "kprofctl irq: $(cat /tmp/v.err)"
-echo 0 >$K/events/irq/irq_handler_entry/enable
+echo 0 >"$K"/events/irq/irq_handler_entry/enable
 awk -f /tests/kprofctl_json.awk /tmp/v.json >/tmp/v.txt
 grep -E '^(irq|stat|check|lost)' /tmp/v.txt
 grep -q '^lost false$' /tmp/v.txt || fail "events lost"
@@ -47,7 +47,7 @@ for i in $irqs; do
 	# threadirqs: the hard part is the row "NAME (forced)" (below).
 	set -- $(json_irq /tmp/v.txt "$i" "$name (forced)")
 	[ $# -eq 7 ] || fail "no per-IRQ line for IRQ $i $name (forced)"
-	expect_eq "IRQ $i: tracker's handler runs = irq:irq_handler_entry events" "$1" "$(grep -c "irq_handler_entry: irq=$i " $K/trace)"
+	expect_eq "IRQ $i: tracker's handler runs = irq:irq_handler_entry events" "$1" "$(grep -c "irq_handler_entry: irq=$i " "$K"/trace)"
 	expect_irq_runs "IRQ $i ($name)" "$1" "$moved"
 	expect_eq "IRQ $i: wake requests (threadirqs: every handler)" "$2" "$1"
 	[ "$4" -gt 0 ] || fail "IRQ $i: no thread run measured"
@@ -59,6 +59,6 @@ for i in $irqs; do
 	set -- $(json_irq /tmp/v.txt "$i" "$name (forced)")
 	sum=$((sum + $1))
 done
-rmdir $K
+rmdir "$K"
 [ "$sum" -ge 1000 ] || fail "only $sum IRQs for 2000 O_DIRECT reads"
 echo "ok: $sum virtio-blk IRQs for 2000 O_DIRECT reads"

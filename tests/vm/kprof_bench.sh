@@ -7,7 +7,7 @@
 . /tests/lib.sh
 
 load kprof
-expect_eq "bench before a run" "$(head -n 1 $KP/bench | cut -d: -f1)" "no run yet"
+expect_eq "bench before a run" "$(head -n 1 "$KP"/bench | cut -d: -f1)" "no run yet"
 echo 1 >"$TR/tracing_on"
 echo >"$TR/trace"
 ratio() { sed -n "s/^$1: .* min \([0-9.]*\) x baseline$/\1/p" "$KP/bench" | tr -d .; }
@@ -32,10 +32,10 @@ done
 grep -q "^key_on_vs_bare_on: min [0-9]*\.[0-9]* x$" "$KP/bench" || fail "no key_on_vs_bare_on line"
 # The benchmark cleaned up after itself: key off, its instance gone, no
 # device, and nothing written into the top-level buffer.
-expect_eq "kprof events in the top-level buffer" "$(grep -c 'kprof_' $TR/trace || true)" 0
+expect_eq "kprof events in the top-level buffer" "$(grep -c 'kprof_' "$TR"/trace || true)" 0
 [ ! -e "$TR/instances/kprof_bench" ] || fail "bench instance left behind"
-expect_eq "kprof_batch enabled after bench" "$(cat $TR/events/kprof/kprof_batch/enable)" 0
-expect_eq "kprof_bench_bare enabled after bench" "$(cat $TR/events/kprof_bench/kprof_bench_bare/enable)" 0
+expect_eq "kprof_batch enabled after bench" "$(cat "$TR"/events/kprof/kprof_batch/enable)" 0
+expect_eq "kprof_bench_bare enabled after bench" "$(cat "$TR"/events/kprof_bench/kprof_bench_bare/enable)" 0
 [ ! -e "$KP/kprof_bench" ] || fail "bench device left registered"
 
 # Busy while anyone listens.

@@ -21,7 +21,7 @@ b=$!
 wait $a
 wait $b
 echo 0 >"$KP/enable"
-expect_eq "enable after the race" "$(cat $KP/enable)" 0
+expect_eq "enable after the race" "$(cat "$KP"/enable)" 0
 echo 1 >"$KP/pktproc-q0/reset"
 sleep 1
 expect_eq "hook_calls with nobody listening" "$(counter pktproc-q0 hook_calls)" 0

@@ -10,15 +10,15 @@ DEVS="pktproc-q0 pktproc-q1"
 # 1. Nobody listening: the hooks are NOPs. No hook's slow path runs
 # (hook_calls counts every entry into one), no counter moves, no event is
 # emitted (the seq counts stay 0).
-expect_eq "enable" "$(cat $KP/enable)" 0
+expect_eq "enable" "$(cat "$KP"/enable)" 0
 run_traffic 1
 [ "$(pp_stat processed)" -gt 100 ] || fail "sample processed only $(pp_stat processed) packets"
 for d in $DEVS; do
 	for c in hook_calls irqs wakes thread_runs unpaired_runs coalesced batches packets spans backwards; do
-		expect_eq "$d $c while off" "$(counter $d $c)" 0
+		expect_eq "$d $c while off" "$(counter "$d" $c)" 0
 	done
 	for e in kprof_irq_thread_latency kprof_irq_handler kprof_batch kprof_span; do
-		expect_eq "$d $e emitted while off" "$(emitted $d $e)" 0
+		expect_eq "$d $e emitted while off" "$(emitted "$d" $e)" 0
 	done
 done
 
@@ -34,35 +34,35 @@ run_traffic 3
 echo 0 >"$I/events/kprof/enable"
 cat "$I/trace" >/tmp/trace.txt
 for c in 0 1; do
-	expect_eq "overrun cpu$c" "$(sed -n 's/^overrun: //p' $I/per_cpu/cpu$c/stats)" 0
+	expect_eq "overrun cpu$c" "$(sed -n 's/^overrun: //p' "$I"/per_cpu/cpu$c/stats)" 0
 done
 grep -q 'LOST' /tmp/trace.txt && fail "trace reports lost events"
 
 total_irqs=0
 for d in $DEVS; do
 	grep "dev=$d " /tmp/trace.txt >/tmp/dev.txt || true
-	irqs=$(counter $d irqs)
+	irqs=$(counter "$d" irqs)
 	[ "$irqs" -gt 500 ] || fail "$d: only $irqs IRQs in 3 s at 500 pps"
 	expect_eq "$d irq_handler events = irqs" "$(count_events /tmp/dev.txt kprof_irq_handler)" "$irqs"
 	# kprof counts what it emits: the last seq of each event = the events.
 	for e in kprof_irq_thread_latency kprof_irq_handler kprof_batch kprof_span; do
-		expect_eq "$d $e emitted = events" "$(emitted $d $e)" "$(count_events /tmp/dev.txt $e)"
+		expect_eq "$d $e emitted = events" "$(emitted "$d" $e)" "$(count_events /tmp/dev.txt $e)"
 	done
-	expect_eq "$d wakes = irqs (pktproc wakes for every IRQ)" "$(counter $d wakes)" "$irqs"
-	paired=$(($(counter $d thread_runs) - $(counter $d unpaired_runs)))
+	expect_eq "$d wakes = irqs (pktproc wakes for every IRQ)" "$(counter "$d" wakes)" "$irqs"
+	paired=$(($(counter "$d" thread_runs) - $(counter "$d" unpaired_runs)))
 	expect_eq "$d irq_thread events = paired thread runs" \
 		"$(count_events /tmp/dev.txt kprof_irq_thread_latency)" "$paired"
-	expect_eq "$d batch events = batches" "$(count_events /tmp/dev.txt kprof_batch)" "$(counter $d batches)"
-	expect_eq "$d span events = spans" "$(count_events /tmp/dev.txt kprof_span)" "$(counter $d spans)"
-	expect_eq "$d latency irq_thread count" "$(lat_count $d irq_thread_latency)" "$paired"
-	expect_eq "$d latency batch count" "$(lat_count $d batch)" "$(counter $d batches)"
-	expect_eq "$d latency span count" "$(lat_count $d span:packet)" "$(counter $d spans)"
+	expect_eq "$d batch events = batches" "$(count_events /tmp/dev.txt kprof_batch)" "$(counter "$d" batches)"
+	expect_eq "$d span events = spans" "$(count_events /tmp/dev.txt kprof_span)" "$(counter "$d" spans)"
+	expect_eq "$d latency irq_thread count" "$(lat_count "$d" irq_thread_latency)" "$paired"
+	expect_eq "$d latency batch count" "$(lat_count "$d" batch)" "$(counter "$d" batches)"
+	expect_eq "$d latency span count" "$(lat_count "$d" span:packet)" "$(counter "$d" spans)"
 	# Every woken IRQ is served by exactly one thread run: the first of a
 	# run plus those coalesced into it.
-	expect_eq "$d IRQs served by thread runs" "$(sum_served /tmp/dev.txt)" "$(counter $d wakes)"
+	expect_eq "$d IRQs served by thread runs" "$(sum_served /tmp/dev.txt)" "$(counter "$d" wakes)"
 	expect_eq "$d coalesced counter" "$(grep ' kprof_irq_thread_latency: ' /tmp/dev.txt |
-		sed 's/.* coalesced=\([0-9]*\).*/\1/' | awk '{ s += $1 } END { print s + 0 }')" "$(counter $d coalesced)"
-	expect_eq "$d packets counter = processed" "$(counter $d packets)" "$(counter $d spans)"
+		sed 's/.* coalesced=\([0-9]*\).*/\1/' | awk '{ s += $1 } END { print s + 0 }')" "$(counter "$d" coalesced)"
+	expect_eq "$d packets counter = processed" "$(counter "$d" packets)" "$(counter "$d" spans)"
 	total_irqs=$((total_irqs + irqs))
 done
 expect_eq "pktproc irqs = kprof irqs (both queues)" "$(($(pp_stat irqs) - pp_irqs0))" "$total_irqs"

@@ -8,9 +8,9 @@
 load kprof
 insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=2000 batch=8 irq_coalesce=4 || fail insmod
 A=$KP/aggregate
-expect_eq "aggregation off at load" "$(cat $A)" 0
-expect_einval 2 $A	# nothing to freeze
-expect_einval 3 $A
+expect_eq "aggregation off at load" "$(cat "$A")" 0
+expect_einval 2 "$A"	# nothing to freeze
+expect_einval 3 "$A"
 
 # Both modes over the same window; the traffic runs only inside it.
 kprofctl latency --json -b 2048 >/tmp/s.json 2>/tmp/s.err &
@@ -24,7 +24,7 @@ run_traffic 2
 kill -INT $spid $kpid
 wait $spid || fail "streaming run failed: $(cat /tmp/s.err)"
 wait $kpid || fail "in-kernel run failed: $(cat /tmp/k.err)"
-expect_eq "aggregation off after the run" "$(cat $A)" 0
+expect_eq "aggregation off after the run" "$(cat "$A")" 0
 kprofctl status | grep '^aggregation: off ' || fail "status does not show the aggregation off"
 awk -f /tests/kprofctl_json.awk /tmp/s.json >/tmp/s.txt
 awk -f /tests/kprofctl_json.awk /tmp/k.json >/tmp/k.txt
@@ -39,6 +39,7 @@ for d in pktproc-q0 pktproc-q1; do
 		echo "streaming: $s"
 		echo "in-kernel: $k"
 		expect_eq "$d $ev count, min, max, p50" "$k" "$s"
+		# shellcheck disable=SC2086 # split into words on purpose
 		set -- $s
 		[ "$5" -gt 100 ] || fail "$d $ev: only $5 samples"
 		s=$(grep "^pct $ev $d null " /tmp/s.txt)
@@ -64,11 +65,11 @@ kpid=$!
 wait_aggregating
 kill -KILL $kpid
 wait $kpid || true
-expect_eq "aggregation after kill -9" "$(cat $A)" 1
+expect_eq "aggregation after kill -9" "$(cat "$A")" 1
 kprofctl latency --in-kernel -d 300ms >/tmp/k.txt 2>/tmp/k.err || fail "run after a killed one: $(cat /tmp/k.err)"
 grep -q "restarting the in-kernel aggregation" /tmp/k.err || fail "no word about the aggregation left on"
 grep -q "no ring buffer, so no event could be lost" /tmp/k.txt || fail "the text report does not say where it came from"
-expect_eq "aggregation after the next run" "$(cat $A)" 0
+expect_eq "aggregation after the next run" "$(cat "$A")" 0
 
 # One owner at a time: the file that switched an aggregation on owns it
 # until it switches it off or is closed; writes through any other file fail
@@ -90,27 +91,27 @@ kprofctl latency --in-kernel --json >/tmp/k.json 2>/tmp/k.err &
 kpid=$!
 wait_aggregating
 expect_aggregation_owned "a second --in-kernel run" "$kpid"
-expect_eq "aggregation after the second run failed" "$(cat $A)" 1
+expect_eq "aggregation after the second run failed" "$(cat "$A")" 1
 run_traffic 1
 kill -INT $kpid
 wait $kpid || fail "the first run failed: $(cat /tmp/k.err)"
 grep -q '"count"' /tmp/k.json || fail "the first run reported nothing"
-expect_eq "aggregation after the first run" "$(cat $A)" 0
+expect_eq "aggregation after the first run" "$(cat "$A")" 0
 
 # A device registered while the aggregation is on records from then on; one
 # frozen records nothing more; unloading kprof with it on is clean (the
 # harness checks dmesg).
 rmmod kprof_pktproc
-echo 1 >$A
+echo 1 >"$A"
 insmod "$KPROF_MODDIR/kprof_pktproc.ko" rate_pps=2000 || fail insmod
 run_traffic 1
-echo 2 >$A
-n1=$(awk '$1 == "batch" { s += $3 } END { print s + 0 }' $KP/pktproc-q0/hist)
+echo 2 >"$A"
+n1=$(awk '$1 == "batch" { s += $3 } END { print s + 0 }' "$KP"/pktproc-q0/hist)
 [ "$n1" -gt 100 ] || fail "a device registered while aggregating recorded $n1 batches"
 run_traffic 1
-expect_eq "batches recorded while frozen" "$(awk '$1 == "batch" { s += $3 } END { print s + 0 }' $KP/pktproc-q0/hist)" "$n1"
-echo 1 >$A
-grep -q '^batch ' $KP/pktproc-q0/hist && fail "a restart kept the old samples"
+expect_eq "batches recorded while frozen" "$(awk '$1 == "batch" { s += $3 } END { print s + 0 }' "$KP"/pktproc-q0/hist)" "$n1"
+echo 1 >"$A"
+grep -q '^batch ' "$KP"/pktproc-q0/hist && fail "a restart kept the old samples"
 rmmod kprof_pktproc
 rmmod kprof
 load kprof

@@ -24,8 +24,8 @@ switches() {
 # module's notifier (on for every load while it is there)
 arm() {
 	case $1 in
-	:mod:) echo ':mod:kprof' >$TR/set_event || fail "set_event does not take ':mod:kprof' on $(uname -r)"
-		grep -q ':mod:kprof' $TR/set_event || { cat $TR/set_event; fail "':mod:kprof' is not in set_event"; } ;;
+	:mod:) echo ':mod:kprof' >"$TR"/set_event || fail "set_event does not take ':mod:kprof' on $(uname -r)"
+		grep -q ':mod:kprof' "$TR"/set_event || { cat "$TR"/set_event; fail "':mod:kprof' is not in set_event"; } ;;
 	notifier) [ -d /sys/module/kprof_test_coming ] || load kprof_test_coming ;;
 	esac
 }
@@ -42,13 +42,13 @@ round() {
 
 	arm "$1"
 	load kprof
-	expect_eq "$1: kprof_girq_thread on from COMING" "$(cat $TR/events/kprof/kprof_girq_thread/enable)" 1
-	expect_eq "$1: kprof_irq_handler on from COMING" "$(cat $TR/events/kprof/kprof_irq_handler/enable)" 1
+	expect_eq "$1: kprof_girq_thread on from COMING" "$(cat "$TR"/events/kprof/kprof_girq_thread/enable)" 1
+	expect_eq "$1: kprof_irq_handler on from COMING" "$(cat "$TR"/events/kprof/kprof_irq_handler/enable)" 1
 	wait_attached
 	insmod "$KPROF_MODDIR/kprof_pktproc.ko" rate_pps=1000 || fail "insmod pktproc"
 	irq=$(sed -n 's/^q0: irq=\([0-9]*\) .*/\1/p' "$PP/stats")
 	run_traffic 1
-	cat $TR/trace >/tmp/lo.trace
+	cat "$TR"/trace >/tmp/lo.trace
 	irqs=$(counter pktproc-q0 irqs)
 	moved=$(irq_count "$irq")
 	[ "$irqs" -gt 0 ] || fail "$1: pktproc's hooks counted no IRQ"
@@ -63,10 +63,10 @@ round() {
 	echo "ok: $1: $irqs IRQs, every one counted and traced by the hooks and by the tracker"
 	rmmod kprof_pktproc
 	rmmod kprof
-	echo >$TR/trace
+	echo >"$TR"/trace
 }
 
-echo 4096 >$TR/buffer_size_kb
+echo 4096 >"$TR"/buffer_size_kb
 major=$(uname -r | cut -d. -f1) minor=$(uname -r | cut -d. -f2)
 if [ "$major" -gt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -ge 14 ]; }; then
 	round ":mod:"

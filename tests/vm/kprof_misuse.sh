@@ -29,13 +29,14 @@ grep -q '"bad_span": 3' /tmp/c.json || { cat /tmp/c.json; fail "kprofctl counter
 echo "ok: kprofctl counters shows the misuse, as text and JSON"
 rmmod kprof_test_misuse
 
-for f in $(ls "$KP"); do
-	[ -f "$KP/$f" ] || continue
+for p in "$KP"/*; do
+	[ -f "$p" ] || continue
+	f=${p##*/}
 	if insmod "$KPROF_MODDIR/kprof_test_misuse.ko" devname="$f" 2>/tmp/err; then
 		fail "a device took the name of kprof/$f"
 	fi
 	grep -q "File exists" /tmp/err || { cat /tmp/err; fail "devname=$f: not EEXIST"; }
 done
-echo "ok: every top-level file's name is refused as a device name: $(ls "$KP" | tr '\n' ' ')"
+echo "ok: every top-level file's name is refused as a device name: $(cd "$KP" && echo *)"
 echo 0 >"$KP/enable"
 rmmod kprof

@@ -23,7 +23,7 @@ full=$(kernel_arg kprof.soak_cycles)
 events=0
 i=0
 t0=$(date +%s)
-while [ $i -lt $cycles ]; do
+while [ $i -lt "$cycles" ]; do
 	if [ "$budget" -gt 0 ] && [ $(($(date +%s) - t0)) -ge "$budget" ]; then
 		[ $i -ge "$min_cycles" ] || fail "only $i cycles in ${budget} s"
 		echo "soak: ${budget} s spent, $i cycles done"

@@ -58,7 +58,7 @@ while kill -0 $run 2>/dev/null; do
 		/count=/ { if (name != "") check(); name = $1; sub(/.*count=/, ""); want = $1 + 0; sum = 0; next }
 		/^  \[/ { sum += $NF }
 		function check() { if (sum != want) { print name, "count", want, "buckets", sum; bad = 1 } }
-		END { if (name != "") check(); exit bad }' /tmp/snap || fail "an inconsistent snapshot: $(cat /tmp/snap | head -20)"
+		END { if (name != "") check(); exit bad }' /tmp/snap || fail "an inconsistent snapshot: $(head -20 /tmp/snap)"
 	snaps=$((snaps + 1))
 done
 wait $run

@@ -40,7 +40,7 @@ echo "ok: kprof refuses rmmod while its file is open, unloads after close"
 # the key is off (no hook's slow path runs under traffic).
 load kprof
 load kprof_pktproc
-expect_eq "enable after reload" "$(cat $KP/enable)" 0
+expect_eq "enable after reload" "$(cat "$KP"/enable)" 0
 run_traffic 1
 [ "$(pp_stat irqs)" -gt 0 ] || fail "no traffic"
 expect_eq "hook_calls after reload" "$(counter pktproc-q0 hook_calls)" 0

@@ -19,7 +19,7 @@ echo "node_load1 0.5" >/tmp/foreign.prom
 for bad in "--svg /nonexistent/x.svg" "--prometheus /nonexistent/x.prom" "--svg /tmp" \
 	"--prometheus /tmp/foreign.prom" "--openmetrics /tmp/x.prom"; do
 	set +e
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # the bad option and its value, two words
 	kprofctl latency -d 5s $bad >/dev/null 2>/tmp/bad.err
 	rc=$?
 	set -e
@@ -69,7 +69,7 @@ export_run() {
 	run_traffic 2
 	kill -INT $pid
 	wait $pid || fail "kprofctl $1 failed: $(cat "/tmp/$name.err")"
-	counts_match "/tmp/$name.json" "/tmp/$name.prom" $before
+	counts_match "/tmp/$name.json" "/tmp/$name.prom" "$before"
 }
 
 export_run lat wait_collecting latency -b 2048

@@ -48,7 +48,7 @@ done
 # pktproc's IRQ: the same hard IRQs and wake requests its hooks counted.
 set -- $(grep "^irq $irq kprof_pktproc " /tmp/i.txt)
 [ $# -eq 10 ] || fail "no per-IRQ line for IRQ $irq"
-handlers=$4 requests=$5 woken=$6 runs=$7 coal=$8
+handlers=$4 requests=$5 woken=$6 runs=$7
 expect_eq "handler runs = pktproc's kprof irqs" "$handlers" "$(counter $D irqs)"
 expect_eq "wake requests = pktproc's kprof wakes" "$requests" "$(counter $D wakes)"
 iruns=$(counter $D thread_runs)
@@ -58,6 +58,7 @@ iruns=$(counter $D thread_runs)
 	fail "tracker measured $runs runs of pktproc's $iruns thread runs"
 echo "ok: IRQ $irq: $requests wake requests, $runs runs measured of pktproc's $iruns"
 for row in "handler $handlers" "entry_to_woken $woken" "entry_to_running $runs"; do
+	# shellcheck disable=SC2086 # split into words on purpose
 	set -- $row
 	expect_eq "$1 count" "$(grep "^stat $1 $irq/kprof_pktproc null " /tmp/i.txt | cut -d' ' -f5)" "$2"
 done
@@ -94,6 +95,7 @@ grep -q "^ *$irq kprof_pktproc  *[0-9]" /tmp/i.out || fail "per-IRQ table row"
 # Bad input: usage errors, exit 2, nothing left behind.
 for args in "--irq" "-d 0" "--json --csv" "-c 9" "--irq ''" "--irq nosuch_irq -d 1s"; do
 	set +e
+	# shellcheck disable=SC2086 # split into words on purpose
 	eval kprofctl irq $args >/dev/null 2>/tmp/err; rc=$?
 	set -e
 	expect_eq "exit status of 'kprofctl irq $args'" "$rc" 2

@@ -8,15 +8,15 @@
 # doing and not undoable, so the suffix is left out of the comparison.
 snapshot() {
 	{
-		ls $TR/instances
-		for d in $TR $TR/instances/*; do
+		ls "$TR"/instances
+		for d in "$TR" "$TR"/instances/*; do
 			[ -d "$d" ] || continue
 			echo "== $d"
 			for f in tracing_on buffer_size_kb tracing_cpumask trace_clock current_tracer; do
-				echo "$f: $(cat $d/$f | sed 's/ (expanded: [0-9]*)//')"
+				echo "$f: $(cat "$d"/$f | sed 's/ (expanded: [0-9]*)//')"
 			done
-			for e in $d/events/kprof/*/; do
-				echo "$e: $(cat $e/enable) $(cat $e/filter)"
+			for e in "$d"/events/kprof/*/; do
+				echo "$e: $(cat "$e"/enable) $(cat "$e"/filter)"
 			done
 		done
 	} >"$1"
@@ -31,7 +31,7 @@ snapshot /tmp/s0
 kprofctl latency -b 256 -c 0 >/tmp/out 2>&1 &
 pid=$!
 wait_collecting
-[ -d $TR/instances/kprof ] || fail "no kprof instance while running"
+[ -d "$TR"/instances/kprof ] || fail "no kprof instance while running"
 kill -INT $pid
 wait $pid || fail "latency after SIGINT exited $?"
 grep -q 'kprof latency report' /tmp/out || fail "no report after SIGINT"
@@ -43,7 +43,7 @@ echo "KPROF-FIGURE: signal INT restored"
 # SIGINT on an instance that persists (from kprofctl enable): every knob
 # latency changed is put back.
 kprofctl enable 'kprof:kprof_batch' --filter 'packets > 0' || fail "enable"
-expect_eq "persisted enable" "$(cat $TR/instances/kprof/events/kprof/kprof_batch/enable)" 1
+expect_eq "persisted enable" "$(cat "$TR"/instances/kprof/events/kprof/kprof_batch/enable)" 1
 # Its buffer holds events nobody read: latency refuses to discard them.
 sleep 0.5
 set +e
@@ -51,15 +51,15 @@ kprofctl latency -d 1s >/dev/null 2>/tmp/err; rc=$?
 set -e
 expect_eq "exit status on an instance with unread events" "$rc" 1
 grep -q 'unread events' /tmp/err || fail "unclear refusal: $(cat /tmp/err)"
-[ "$(grep -c kprof_batch $TR/instances/kprof/trace)" -gt 0 ] || fail "the refused run discarded the events"
+[ "$(grep -c kprof_batch "$TR"/instances/kprof/trace)" -gt 0 ] || fail "the refused run discarded the events"
 echo "ok: unread events in an existing instance are not discarded"
 echo 1 >"$PP/stop"
-echo >$TR/instances/kprof/trace
+echo >"$TR"/instances/kprof/trace
 snapshot /tmp/s0
 kprofctl latency -b 128 -c 1 -e span irq_handler >/tmp/out 2>&1 &
 pid=$!
 wait_collecting
-b=$(cat $TR/instances/kprof/buffer_size_kb)
+b=$(cat "$TR"/instances/kprof/buffer_size_kb)
 [ "$b" -ge 128 ] && [ "$b" -lt 192 ] || fail "buffer during the run is $b KiB, asked for 128 (the kernel rounds up to pages)"
 kill -TERM $pid
 wait $pid || fail "latency after SIGTERM exited $?"
@@ -68,8 +68,8 @@ diff /tmp/s0 /tmp/s1 || fail "tracefs state differs after SIGTERM on a persisten
 echo "ok: SIGTERM restored the persistent instance"
 echo "KPROF-FIGURE: signal TERM restored"
 kprofctl disable 'kprof:*' >/dev/null
-expect_eq "filter cleared by disable" "$(cat $TR/instances/kprof/events/kprof/kprof_batch/filter)" none
-rmdir $TR/instances/kprof
+expect_eq "filter cleared by disable" "$(cat "$TR"/instances/kprof/events/kprof/kprof_batch/filter)" none
+rmdir "$TR"/instances/kprof
 echo 1 >"$PP/start"
 
 # SIGHUP (the terminal went away) ends a run like SIGINT; a second signal
@@ -79,18 +79,18 @@ for sigs in HUP "INT INT"; do
 	kprofctl latency >/tmp/out 2>&1 &
 	pid=$!
 	wait_collecting
-	for sig in $sigs; do kill -$sig $pid; done
+	for sig in $sigs; do kill -"$sig" $pid; done
 	set +e
 	wait $pid
 	rc=$?
 	set -e
 	snapshot /tmp/s1
 	diff /tmp/s0 /tmp/s1 || fail "tracefs state differs after SIG $sigs"
-	for e in $TR/events/kprof/*/; do
-		expect_eq "top-level $(basename $e) after SIG $sigs" "$(cat $e/enable)" 0
+	for e in "$TR"/events/kprof/*/; do
+		expect_eq "top-level $(basename "$e") after SIG $sigs" "$(cat "$e"/enable)" 0
 	done
 	echo "ok: SIG $sigs left every event disabled (exit $rc)"
-	echo "KPROF-FIGURE: signal $(echo $sigs | tr ' ' +) restored"
+	echo "KPROF-FIGURE: signal $(echo "$sigs" | tr ' ' +) restored"
 done
 
 # SIGPIPE: the reader of the report went away. The instance is restored.
@@ -110,10 +110,10 @@ exec 5<"$TR/instances/kprof/trace_pipe"
 kill -INT $pid
 wait $pid || true
 [ -d "$TR/instances/kprof" ] || fail "the instance went away although a reader held it"
-for e in $TR/instances/kprof/events/kprof/*/; do
-	expect_eq "$(basename $e) in an instance that could not be removed" "$(cat $e/enable)" 0
+for e in "$TR"/instances/kprof/events/kprof/*/; do
+	expect_eq "$(basename "$e") in an instance that could not be removed" "$(cat "$e"/enable)" 0
 done
-[ "$(cat $TR/instances/kprof/buffer_size_kb | cut -d' ' -f1)" != 64 ] || fail "buffer size not restored"
+[ "$(cut -d' ' -f1 "$TR"/instances/kprof/buffer_size_kb)" != 64 ] || fail "buffer size not restored"
 exec 5<&-
 kprofctl latency -d 1s >/dev/null 2>/tmp/err || fail "run after an unremovable instance: $(cat /tmp/err)"
 grep -q 'removed the instance' /tmp/err || fail "the next run did not remove it: $(cat /tmp/err)"
@@ -127,7 +127,7 @@ pid=$!
 wait_collecting
 kill -KILL $pid
 wait $pid || true
-expect_eq "stale instance's events" "$(cat $TR/instances/kprof/events/kprof/kprof_span/enable)" 1
+expect_eq "stale instance's events" "$(cat "$TR"/instances/kprof/events/kprof/kprof_span/enable)" 1
 kprofctl latency -d 1s >/tmp/out 2>/tmp/err || fail "latency after SIGKILL: $(cat /tmp/err)"
 grep -q 'killed kprofctl' /tmp/err || fail "no word about the cleanup: $(cat /tmp/err)"
 grep -q 'kprof latency report' /tmp/out || fail "no report after the cleanup"
@@ -155,6 +155,7 @@ for args in "latency -d 0" "latency -d 3x" "latency -c 1-0" "latency -c 7" "late
 	"latency -u s" "latency --instance ../x" "enable nosuch:event" "frob" "latency --json --csv" \
 	"counters --device nosuch"; do
 	set +e
+	# shellcheck disable=SC2086 # split into words on purpose
 	kprofctl $args >/dev/null 2>/tmp/err; rc=$?
 	set -e
 	[ "$rc" = 2 ] || fail "'kprofctl $args' exited $rc, want 2"
@@ -207,24 +208,25 @@ expect_eq "'kprofctl' in the root error" "$(grep -o kprofctl /tmp/err | wc -l)" 
 # tracefs and debugfs unmounted: kprofctl mounts them for its run, says so,
 # and unmounts them when it leaves. Mounted before, it says nothing and
 # leaves them.
-umount $TR
+umount "$TR"
 umount /sys/kernel/debug/tracing 2>/dev/null || true	# the kernel's automount
 umount /sys/kernel/debug
 kprofctl status >/tmp/out 2>/tmp/err || fail "status without tracefs and debugfs mounted: $(cat /tmp/err)"
 cat /tmp/err
 grep -q 'pktproc-q0' /tmp/out || fail "status does not list the device"
 for m in "tracefs $TR" "debugfs /sys/kernel/debug"; do
+	# shellcheck disable=SC2086 # split into words on purpose
 	set -- $m
 	grep -q "^kprofctl: $1 was not mounted: mounted it on $2 for this run, and unmounted it$" /tmp/err ||
 		fail "kprofctl does not say it mounted $1: $(cat /tmp/err)"
 	grep -q " $2 $1 " /proc/mounts && fail "kprofctl left $1 mounted on $2"
 	echo "ok: $1 mounted on $2 for the run, said, and unmounted"
 done
-mount -t tracefs tracefs $TR
+mount -t tracefs tracefs "$TR"
 mount -t debugfs debugfs /sys/kernel/debug
 kprofctl status >/dev/null 2>/tmp/err || fail "status: $(cat /tmp/err)"
 expect_eq "stderr of status with everything mounted" "$(cat /tmp/err)" ""
-expect_mounted $TR tracefs
+expect_mounted "$TR" tracefs
 expect_mounted /sys/kernel/debug debugfs
 
 # counters, and --reset.

@@ -18,8 +18,8 @@ for i in 1 2 3 4 5 6; do
 	kprofctl latency --json -b 8 >/tmp/s.json 2>/tmp/s.err &
 	pid=$!
 	wait_collecting
-	expect_eq "buffer_percent while kprofctl reads" "$(cat $BP)" 0
-	[ -n "$wm" ] && echo "$wm" >$BP
+	expect_eq "buffer_percent while kprofctl reads" "$(cat "$BP")" 0
+	[ -n "$wm" ] && echo "$wm" >"$BP"
 	run_traffic_stalled $pid
 	kill -INT $pid
 	wait $pid || fail "run $i: $(cat /tmp/s.err)"

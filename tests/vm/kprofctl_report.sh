@@ -16,7 +16,7 @@ insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=2000 batch=8 irq_co
 record_traffic() {
 	trace-cmd record -e kprof -b "$2" -o "$1" >/tmp/rec.log 2>&1 &
 	rpid=$!
-	wait_for $TR/events/kprof/kprof_batch/enable 1 "trace-cmd did not start recording"
+	wait_for "$TR"/events/kprof/kprof_batch/enable 1 "trace-cmd did not start recording"
 	if [ "$3" = stalled ]; then
 		run_traffic_stalled "$(pidof trace-cmd)"
 	else

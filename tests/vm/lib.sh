@@ -97,9 +97,9 @@ run_traffic() {
 run_traffic_stalled() {
 	echo 1 >"$PP/start"
 	sleep 1
-	kill -STOP $1
+	kill -STOP "$1"
 	sleep 1
-	kill -CONT $1
+	kill -CONT "$1"
 	sleep 1
 	echo 1 >"$PP/stop"
 }
@@ -118,6 +118,7 @@ check_irq_match() {
 	r=$(awk -v TOL="${3:-500000}" -f /tests/match_irq.awk "$1" 2>/tmp/match.err)
 	echo "$2: $r"
 	head -n 5 /tmp/match.err
+	# shellcheck disable=SC2086 # split into words on purpose
 	set -- $r "$2"
 	what=$7
 	[ "$2" -gt 0 ] || fail "$what: no thread event matched an IRQ entry"

@@ -4,7 +4,7 @@
 
 load kprof
 load kprof_example
-expect_eq "example's spans" "$(cat $KP/example/spans)" "0 poll"
+expect_eq "example's spans" "$(cat "$KP"/example/spans)" "0 poll"
 [ -e /sys/module/kprof/holders/kprof_example ] || fail "kprof_example does not pin kprof"
 if rmmod kprof 2>/dev/null; then fail "kprof unloaded under its user"; fi
 I=$TR/instances/oot

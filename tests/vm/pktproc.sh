@@ -40,7 +40,7 @@ run() {
 	rx0=$(pp_stat rx_packets) done0=$(pp_stat processed) drop0=$(pp_stat dropped)
 	irq0=$(pp_stat irqs) runs0=$(pp_stat thread_runs) b0=$(pp_stat batches)
 	run_traffic 2
-	expect_eq "running after stop" "$(cat $PP/start)" 0
+	expect_eq "running after stop" "$(cat "$PP"/start)" 0
 	rx=$(($(pp_stat rx_packets) - rx0))
 	done_=$(($(pp_stat processed) - done0))
 	drop=$(($(pp_stat dropped) - drop0))
@@ -98,7 +98,7 @@ sleep 1
 echo 1 >"$PP/stop"
 echo "rx per second at 1000 pps: $((b - a)); at 4000 pps: $((c - b))"
 [ $((c - b)) -gt $((2 * (b - a))) ] || fail "raising rate_pps at runtime did not raise the packet rate"
-expect_eq "rate_pps reads back" "$(cat $PP/rate_pps)" 4000
+expect_eq "rate_pps reads back" "$(cat "$PP"/rate_pps)" 4000
 expect_eq "conservation after runtime changes" "$(pp_stat rx_packets)" "$(($(pp_stat processed) + $(pp_stat dropped)))"
 
 # A ring too small for the load drops, and the drops are counted.

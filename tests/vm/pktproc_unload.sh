@@ -35,7 +35,7 @@ run_traffic 1
 echo 0 >"$I/events/kprof/enable"
 irqs=$(counter pktproc-q0 irqs)
 [ "$irqs" -gt 0 ] || fail "no IRQs counted after the unloads"
-expect_eq "irq_handler events = irqs after the unloads" "$(grep -c ' kprof_irq_handler: ' $I/trace)" "$irqs"
+expect_eq "irq_handler events = irqs after the unloads" "$(grep -c ' kprof_irq_handler: ' "$I"/trace)" "$irqs"
 expect_eq "emitted = irq_handler events" "$(emitted pktproc-q0 kprof_irq_handler)" "$irqs"
 echo 1 >"$KP/pktproc-q0/reset"
 run_traffic 0.5

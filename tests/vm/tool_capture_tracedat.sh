@@ -11,7 +11,7 @@ F=/tmp/fx
 mkdir -p $F
 trace-cmd record -e kprof -b 64 -o $F/trace.dat >/tmp/rec.log 2>&1 &
 rpid=$!
-wait_for $TR/events/kprof/kprof_batch/enable 1 "trace-cmd did not start recording"
+wait_for "$TR"/events/kprof/kprof_batch/enable 1 "trace-cmd did not start recording"
 run_traffic 0.3
 kill -INT $rpid
 wait $rpid || fail "trace-cmd record failed: $(cat /tmp/rec.log)"

@@ -13,14 +13,14 @@
 load kprof
 insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=5000 batch=8 autostart=1 || fail insmod
 I=$TR/instances/flip
-mkdir $I
+mkdir "$I"
 i=0
 while [ $i -lt 20 ]; do
-	echo 1 >$I/events/sched/sched_wakeup/enable
-	echo 0 >$I/events/sched/sched_wakeup/enable
+	echo 1 >"$I"/events/sched/sched_wakeup/enable
+	echo 0 >"$I"/events/sched/sched_wakeup/enable
 	i=$((i + 1))
 done
 echo "flipped $i times"
-rmdir $I
+rmdir "$I"
 rmmod kprof_pktproc
 rmmod kprof
