@@ -13,8 +13,8 @@
 //   decode_bench --accuracy VALUES
 // The second form records VALUES heavy-tailed values and prints the
 // largest relative error of p1 ... p99.99 against an exact sort.
-#include "aggregate.hpp"
-#include "decoder.hpp"
+#include "core/aggregate.hpp"
+#include "core/decoder.hpp"
 
 #include <sys/resource.h>
 

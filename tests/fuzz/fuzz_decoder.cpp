@@ -8,9 +8,9 @@
 // must take any bytes: a page it cannot trust is reported as bad, never
 // read past, and other events' records go to the context decoder (irq -T)
 // the same way.
-#include "context.hpp"
-#include "decoder.hpp"
-#include "tep.hpp"
+#include "core/context.hpp"
+#include "core/decoder.hpp"
+#include "core/tep.hpp"
 #include "../unit/relayout.hpp"
 
 #include <algorithm>

@@ -5,10 +5,10 @@
 // std::invalid_argument for command-line values (a usage error, exit 2),
 // std::runtime_error for the files kprof.ko and tracefs write (exit 1).
 // Any other exception, a crash or a sanitizer report is a finding.
-#include "counters.hpp"
-#include "inkernel.hpp"
-#include "parse.hpp"
-#include "report.hpp"
+#include "core/counters.hpp"
+#include "core/inkernel.hpp"
+#include "core/parse.hpp"
+#include "core/report.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // whole trace-cmd data file, handed to libtracecmd through a memfd; the
 // reader must end in its records or a std::runtime_error. Seeded with the
 // file trace-cmd recorded in a guest (tests/unit/fixtures/*/trace.dat).
-#include "tracefile.hpp"
+#include "sys/tracefile.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

@@ -6,8 +6,8 @@
 // any bytes: what cannot be walked is left as it is.
 #pragma once
 
-#include "decoder.hpp"
-#include "tep.hpp"
+#include "core/decoder.hpp"
+#include "core/tep.hpp"
 
 #include <algorithm>
 #include <cstdint>

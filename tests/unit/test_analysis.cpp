@@ -3,7 +3,7 @@
 #define BOOST_TEST_MODULE kprof_analysis
 #include <boost/test/unit_test.hpp>
 
-#include "analysis.hpp"
+#include "core/analysis.hpp"
 
 using namespace kprof;
 

@@ -2,7 +2,7 @@
 #define BOOST_TEST_MODULE kprofctl_cli
 #include <boost/test/unit_test.hpp>
 
-#include "cli.hpp"
+#include "cli/cli.hpp"
 
 #include <sstream>
 

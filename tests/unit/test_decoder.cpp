@@ -5,10 +5,10 @@
 #define BOOST_TEST_MODULE kprof_decoder
 #include <boost/test/unit_test.hpp>
 
-#include "context.hpp"
-#include "decoder.hpp"
-#include "report.hpp"
-#include "tep.hpp"
+#include "core/context.hpp"
+#include "core/decoder.hpp"
+#include "core/report.hpp"
+#include "core/tep.hpp"
 
 #include <filesystem>
 #include <fstream>

@@ -3,7 +3,7 @@
 #define BOOST_TEST_MODULE kprof_export
 #include <boost/test/unit_test.hpp>
 
-#include "export.hpp"
+#include "core/export.hpp"
 
 #include <map>
 #include <random>

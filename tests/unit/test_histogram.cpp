@@ -2,7 +2,7 @@
 #define BOOST_TEST_MODULE kprof_histogram
 #include <boost/test/unit_test.hpp>
 
-#include "histogram.hpp"
+#include "core/histogram.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 #define BOOST_TEST_MODULE kprof_inkernel
 #include <boost/test/unit_test.hpp>
 
-#include "inkernel.hpp"
+#include "core/inkernel.hpp"
 
 #include <random>
 #include <sstream>

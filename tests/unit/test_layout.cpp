@@ -8,10 +8,10 @@
 #define BOOST_TEST_MODULE kprof_layout
 #include <boost/test/unit_test.hpp>
 
-#include "context.hpp"
-#include "decoder.hpp"
+#include "core/context.hpp"
+#include "core/decoder.hpp"
 #include "relayout.hpp"
-#include "tep.hpp"
+#include "core/tep.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -2,7 +2,7 @@
 #define BOOST_TEST_MODULE kprof_pace
 #include <boost/test/unit_test.hpp>
 
-#include "pace.hpp"
+#include "core/pace.hpp"
 
 using namespace std::chrono;
 using kprof::pass_pause;

@@ -2,7 +2,7 @@
 #define BOOST_TEST_MODULE kprof_parse
 #include <boost/test/unit_test.hpp>
 
-#include "parse.hpp"
+#include "core/parse.hpp"
 
 using namespace std::chrono;
 

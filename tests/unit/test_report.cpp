@@ -3,9 +3,9 @@
 #define BOOST_TEST_MODULE kprof_report
 #include <boost/test/unit_test.hpp>
 
-#include "aggregate.hpp"
-#include "counters.hpp"
-#include "report.hpp"
+#include "core/aggregate.hpp"
+#include "core/counters.hpp"
+#include "core/report.hpp"
 
 #include <fstream>
 #include <iterator>

@@ -3,7 +3,7 @@
 #define BOOST_TEST_MODULE kprof_top
 #include <boost/test/unit_test.hpp>
 
-#include "topview.hpp"
+#include "core/topview.hpp"
 
 #include <sstream>
 

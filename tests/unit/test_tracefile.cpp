@@ -6,8 +6,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "bigendian_tracedat.hpp"
-#include "tep.hpp"
-#include "tracefile.hpp"
+#include "core/tep.hpp"
+#include "sys/tracefile.hpp"
 
 #include <cstdlib>
 #include <cstring>

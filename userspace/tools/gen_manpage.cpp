@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // Build tool: kprofctl(8) from kprofctl's own command line and the prose
 // template. gen_manpage TEMPLATE VERSION DATE OUT
-#include "cli.hpp"
-#include "manpage.hpp"
+#include "cli/cli.hpp"
+#include "cli/manpage.hpp"
 
 #include <fstream>
 #include <iostream>

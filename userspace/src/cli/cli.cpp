@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cli/cli.hpp"
+
+#include "core/events.hpp"
+#include "core/export.hpp"
+
+#include "core/parse.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+namespace kprof {
+
+namespace {
+
+// Thrown when no subcommand was given: usage on stderr, exit 2.
+class NoCommand : public CLI::ParseError {
+public:
+	NoCommand() : CLI::ParseError("NoCommand", "a subcommand is required", CLI::ExitCodes::RequiredError) {}
+};
+
+const auto kNameCheck = CLI::Validator(
+	[](std::string &s) { return valid_name(s) ? std::string() : "'" + s + "' is not a valid name ([A-Za-z0-9_.-])"; },
+	"");	// no description: --help shows the type name
+
+// An output file: its directory must exist, checked before collecting.
+const auto kOutputFile = CLI::Validator(
+	[](std::string &s) {
+		const auto dir = std::filesystem::path(s).parent_path();
+		std::error_code ec;
+		if (s.empty() || std::filesystem::is_directory(s, ec))
+			return "'" + s + "' is not a file name";
+		return dir.empty() || std::filesystem::is_directory(dir, ec)
+			       ? std::string()
+			       : "no directory '" + dir.string() + "' for " + s;
+	},
+	"");
+
+// A check that @parse accepts the value: CLI11 then names the option in
+// the error ("--duration: bad duration '10x': ...").
+template <class F>
+CLI::Validator parses(F parse)
+{
+	return CLI::Validator(
+		[parse](std::string &s) {
+			try {
+				parse(s);
+				return std::string();
+			} catch (const std::invalid_argument &e) {
+				return std::string(e.what());
+			}
+		},
+		"");
+}
+const auto kDuration = parses([](const std::string &s) { parse_duration(s); });
+const auto kCpuList = parses([](const std::string &s) { parse_cpu_list(s); });
+
+// A --prometheus file that exists must be one kprofctl wrote: its counters
+// go on from there. Checked before collecting.
+const auto kPrometheusFile = CLI::Validator(
+	[](std::string &s) {
+		std::ifstream in(s);
+		if (!in)
+			return std::string();
+		std::ostringstream text;
+		text << in.rdbuf();
+		try {
+			parse_prometheus(text.str());
+			return std::string();
+		} catch (const std::runtime_error &e) {
+			return s + ": " + e.what() + " (not a file of kprofctl's; remove it to start the counters over)";
+		}
+	},
+	"");
+
+void add_instance(CLI::App *cmd, std::string &dest)
+{
+	cmd->add_option("--instance", dest, "tracefs instance to use (default: kprof)")
+		->check(kNameCheck)
+		->type_name("NAME");
+}
+
+}  // namespace
+
+bool valid_name(const std::string &s)
+{
+	if (s.empty() || s == "." || s == ".." || s.size() > 64)
+		return false;
+	return std::all_of(s.begin(), s.end(), [](char c) {
+		return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+	});
+}
+
+Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency", "kprofctl"}
+{
+	app_.require_subcommand(0, 1);
+	app_.failure_message([](const CLI::App *, const CLI::Error &e) {
+		return "kprofctl: " + std::string(e.what()) + "\nRun with --help for more information.\n";
+	});
+	app_.add_flag("-V,--version", version_, "print kprofctl's version and exit");
+	app_.footer("kprofctl needs root (or write access to tracefs and debugfs), tracefs and kprof.ko loaded;\n"
+		    "'list --all' does without kprof.ko, and 'report' reads a file and needs none of these.\n"
+		    "Exit status: 0 ok, 1 runtime error, 2 usage error (or, for irq -T, a threshold hit).\n"
+		    "Run 'kprofctl COMMAND --help' for a command's options.");
+
+	status_cmd_ = app_.add_subcommand("status", "show kprof.ko, its devices, which instances trace kprof events, buffer sizes");
+	status_cmd_->add_flag("--json", status_.json, "print JSON instead of text");
+
+	list_cmd_ = app_.add_subcommand("list", "list the kprof events (or with --all every event) the kernel offers");
+	list_cmd_->add_flag("--fields", list_.fields, "also list each event's fields (type, name, offset, size)");
+	list_cmd_->add_flag("--all", list_.all, "every event system, not only kprof");
+
+	auto event_args = [](CLI::App *cmd, std::vector<std::string> &dest) {
+		cmd->add_option("EVENT", dest, "SYSTEM:EVENT or EVENT; globs allowed, e.g. 'kprof:*' (quote them)")
+			->required()
+			->type_name("EVENT");
+	};
+	enable_cmd_ = app_.add_subcommand("enable", "enable events in the instance; the setting persists there");
+	event_args(enable_cmd_, enable_.events);
+	enable_cmd_->add_option("--filter", enable_.filter,
+				"kernel event filter for each matched event, e.g. 'delta_ns > 100000'")
+		->type_name("FILTER");
+	add_instance(enable_cmd_, enable_.instance);
+
+	disable_cmd_ = app_.add_subcommand("disable", "disable events in the instance and clear their filters");
+	disable_.enable = false;
+	event_args(disable_cmd_, disable_.events);
+	add_instance(disable_cmd_, disable_.instance);
+
+	latency_cmd_ = app_.add_subcommand("latency", "collect kprof latency events and report their statistics");
+	latency_cmd_->add_option("-e,--event", latency_.events,
+				 "kprof event(s) to collect (default: all): " + event_labels())
+		->take_all()
+		->type_name("EVENT");
+	add_collect_options(latency_cmd_, latency_, latency_raw_);
+	latency_cmd_->add_option("--device", latency_.device, "only this kprof device")->check(kNameCheck)->type_name("NAME");
+	auto *ik = latency_cmd_->add_flag("--in-kernel", latency_.in_kernel,
+					  "aggregate in kprof.ko instead of streaming events: no ring buffer, "
+					  "nothing lost at any rate, constant memory");
+	for (const char *o : {"--buffer-size", "--cpus", "--instance"})
+		ik->excludes(latency_cmd_->get_option(o));
+	latency_cmd_->footer(
+		"Every report accounts for lost events: the ring buffer's own figures per CPU, and per device\n"
+		"the events read against those kprof.ko emitted while collecting (the events' seq field).\n"
+		"With --in-kernel, kprof.ko keeps the histograms itself (kprof/aggregate in debugfs), per CPU,\n"
+		"in kprofctl's bucket layout: count, min, max, mean and percentiles are the ones streaming\n"
+		"would report for the same samples; stddev is within 0.1 % of the max. No event is emitted,\n"
+		"so none can be lost, and the cost does not depend on the event rate.\n"
+		"Ctrl-C (or SIGTERM, SIGHUP) stops and reports; a second one abandons the report. Either way\n"
+		"the instance is restored. A killed run is cleaned up by the next one (records in\n"
+		"$KPROFCTL_STATE_DIR, /run/kprofctl or /tmp/kprofctl).");
+
+	irq_cmd_ = app_.add_subcommand("irq", "IRQ-to-thread latency of any driver's IRQs, no instrumentation needed");
+	irq_cmd_->add_option("--irq", irq_.irqs, "only this IRQ: its number or its name in /proc/interrupts (repeatable)")
+		->take_all()
+		->check(CLI::Validator(
+			[](std::string &s) {
+				return !s.empty() && s.find_first_of(" \t\n") == std::string::npos
+					       ? std::string()
+					       : "'" + s + "' is not an IRQ number or name";
+			},
+			""))
+		->type_name("N|NAME");
+	add_collect_options(irq_cmd_, irq_, irq_raw_);
+	auto *thr = irq_cmd_->add_option("-T,--threshold", threshold_,
+					 "analyse every entry_to_running above this (e.g. 200us, 1ms; a bare number "
+					 "is in us, as rtla's -T): what ran between the hard IRQ and the thread; "
+					 "exit status 2 if any")
+		->check(parses([](const std::string &v) { parse_duration(v, std::chrono::microseconds(1)); }))
+		->type_name("DURATION");
+	irq_cmd_->add_option("--on-threshold", on_threshold_, "stop (default) or continue after the first hit")
+		->check(CLI::IsMember({"stop", "continue"}))
+		->type_name("MODE")
+		->needs(thr);
+	irq_cmd_->add_option("-t,--trace", irq_.trace_file, "write the irq and sched events around each hit to FILE")
+		->type_name("FILE")
+		->needs(thr);
+	auto *irq_ik = irq_cmd_->add_flag("--in-kernel", irq_.in_kernel,
+					  "aggregate in kprof.ko instead of streaming events: no ring buffer, "
+					  "nothing lost at any rate, constant memory");
+	for (const char *o : {"--buffer-size", "--cpus", "--instance", "--threshold"})
+		irq_ik->excludes(irq_cmd_->get_option(o));
+	irq_cmd_->footer(
+		"kprof.ko attaches to the kernel's irq and sched tracepoints and to the IRQ core's thread\n"
+		"functions (kprobes) while this runs, and measures for each IRQ action: the hard handler's\n"
+		"duration (handler); for a threaded IRQ whose handler asked for its thread, hard-IRQ entry to\n"
+		"the thread's wakeup if it was waiting (entry_to_woken), and to the start of the thread's run\n"
+		"that serves the IRQ (entry_to_running). IRQs are threaded on PREEMPT_RT, with the threadirqs\n"
+		"boot parameter, or when the driver used request_threaded_irq(). Per IRQ, requests that found\n"
+		"one pending are COALESCED into its run; those that found the thread in a run of its handler\n"
+		"(one that sleeps in its thread, or still running) are BUSY, served by the next run.\n"
+		"Rows of their own, marked in the name: NAME (forced) is a forced-threaded action's hard part\n"
+		"(threadirqs, PREEMPT_RT) and its thread; NAME (forced handler) the driver's handler timed in\n"
+		"that thread, and the secondary thread irq/N-s-NAME that runs its thread function; NAME (nested)\n"
+		"a child IRQ of handle_nested_irq() (interrupt controllers on I2C or SPI), from its parent's\n"
+		"hard-IRQ entry.\n"
+		"Losses are accounted as in 'latency': the ring buffer's figures and, per CPU, the events read\n"
+		"against those kprof.ko emitted (kprof/girq_emitted in debugfs).\n"
+		"With -T, the irq and sched events are collected too (more events, a bigger buffer may be\n"
+		"needed), and each hit is analysed after the report, like rtla timerlat --aa: the hard IRQs,\n"
+		"softirqs and tasks on the IRQ's CPU and the thread's CPU in between, whether the thread was\n"
+		"woken and waiting or not woken yet, and the largest culprit. Exit status 2 if any hit.\n"
+		"With --in-kernel, kprof.ko keeps the histograms itself (kprof/girq_aggregate in debugfs), per\n"
+		"CPU and IRQ action, for up to girq_agg_slots actions per CPU (a kprof.ko parameter, default 8):\n"
+		"samples of actions beyond them are counted and reported as lost. The wake-request table\n"
+		"needs the events, so it is only printed when streaming.");
+	report_cmd_ = app_.add_subcommand("report", "the latency report of a file 'trace-cmd record -e kprof' wrote");
+	report_cmd_->add_option("-i,--input", report_.input, "the trace-cmd data file (trace.dat)")
+		->required()
+		->check(CLI::Validator(CLI::ExistingFile).description(""))
+		->type_name("FILE");
+	report_cmd_->add_option("-e,--event", report_.events, "kprof event(s) to report (default: all): " + event_labels())
+		->take_all()
+		->type_name("EVENT");
+	report_cmd_->add_option("--device", report_.device, "only this kprof device")->check(kNameCheck)->type_name("NAME");
+	add_report_options(report_cmd_, report_, report_raw_);
+	report_cmd_->add_option("-c,--cpus", report_raw_.cpus, "only events recorded on these CPUs, e.g. 0-1,3")
+		->type_name("CPUS");
+	report_cmd_->footer(
+		"Reads the file through libtracecmd, on any machine: record on the board with\n"
+		"  trace-cmd record -e kprof [-b KiB] -o trace.dat\n"
+		"and report here. Losses are what the file shows: the events the ring buffer dropped before\n"
+		"each page (trace-cmd's missed events) and gaps in each device's seq numbers. Spans are\n"
+		"labelled by id (span:0): their names live in the board's debugfs, not in the file.");
+
+	add_top();
+
+	counters_cmd_ = app_.add_subcommand("counters", "show kprof's per-device counters from debugfs");
+	counters_cmd_->add_flag("--json", counters_.json, "print JSON");
+	counters_cmd_->add_flag("--reset", counters_.reset, "zero the counters and histograms after showing them");
+	counters_cmd_->add_option("--device", counters_.device, "only this kprof device")->check(kNameCheck)->type_name("NAME");
+}
+
+void Cli::add_top()
+{
+	std::vector<std::string> labels;
+	for (const auto &e : kEvents)
+		if (e.source == Source::Device)
+			labels.emplace_back(e.label);
+	top_cmd_ = app_.add_subcommand("top", "a live view of every kprof device's latency, refreshed each interval");
+	top_cmd_->add_option("-d,--duration", top_duration_, "how long to run (default: until q or Ctrl-C)")
+		->type_name("DURATION")
+		->check(kDuration);
+	top_cmd_->add_option("--interval", top_interval_, "how often to refresh (default: 1s; at least 100ms)")
+		->check(kDuration)
+		->type_name("DURATION");
+	top_cmd_->add_option("-e,--event", top_.events, "only these events: " + event_labels())
+		->take_all()
+		->check(CLI::IsMember(labels))
+		->type_name("EVENT");
+	top_cmd_->add_option("--device", top_.device, "only this kprof device")->check(kNameCheck)->type_name("NAME");
+	top_cmd_->add_option("-u,--unit", top_.unit, "unit of the table: ns, us or ms (default: us)")
+		->check(CLI::IsMember({"ns", "us", "ms"}))
+		->type_name("UNIT");
+	top_cmd_->footer(
+		"Like rtla timerlat top: one line per device and event with the rate, and p50, p99 and max over\n"
+		"the last interval and since the start (or the last reset). Keys: q quits, r resets the totals.\n"
+		"It reads kprof.ko's in-kernel histograms (kprof/aggregate), which hold every sample: each\n"
+		"interval they are frozen, read and started again. Samples that fall in those short read gaps\n"
+		"are counted against kprof.ko's always-on totals (kprof/<dev>/latency) and shown as MISSED,\n"
+		"never dropped silently. The terminal and the aggregation are restored on q, Ctrl-C, SIGTERM\n"
+		"and SIGHUP, and the last table stays printed. When the output is not a terminal, each\n"
+		"refresh is printed in turn, without escape sequences.");
+}
+
+void Cli::finish_top()
+{
+	try {
+		if (!top_duration_.empty())
+			top_.duration = parse_duration(top_duration_);
+		top_.interval = parse_duration(top_interval_);
+		top_.divisor = parse_unit(top_.unit);
+	} catch (const std::invalid_argument &e) {
+		throw CLI::ValidationError(e.what());
+	}
+	if (top_.interval < std::chrono::milliseconds(100))
+		throw CLI::ValidationError("--interval: at least 100ms, not " + top_interval_);
+}
+
+// How a report looks: what collecting and reading a file share.
+void Cli::add_report_options(CLI::App *cmd, CollectOptions &o, RawCollect &)
+{
+	cmd->add_flag("--per-cpu", o.per_cpu, "also report each CPU separately");
+	cmd->add_flag("--hist", o.hist, "add a histogram per row");
+	auto *json = cmd->add_flag("--json", o.json, "print JSON");
+	cmd->add_flag("--csv", o.csv, "print CSV (statistics only; the loss summary goes to stderr)")->excludes(json);
+	cmd->add_option("-u,--unit", o.unit, "unit of the report: ns, us or ms (default: us)")
+		->check(CLI::IsMember({"ns", "us", "ms"}))
+		->type_name("UNIT");
+	cmd->add_option("--svg", o.svg,
+			"also draw each event's histogram on a log time axis, p50/p99/p99.9/max marked, to FILE (SVG)")
+		->check(kOutputFile)
+		->type_name("FILE");
+	cmd->add_option("--prometheus", o.prometheus,
+			"also add the histograms and the loss counters to the counters in FILE, in Prometheus' text "
+			"format for node_exporter's textfile collector: each run adds to what the last one wrote, so "
+			"rate() and histogram_quantile() work across runs (written to FILE.tmp, then renamed)")
+		->check(kOutputFile)
+		->check(kPrometheusFile)
+		->type_name("FILE");
+	// The old name wrote per-run numbers typed as counters, in a format
+	// that is not OpenMetrics: refused with the new name, not reinterpreted.
+	cmd->add_option("--openmetrics", o.prometheus)
+		->check(CLI::Validator([](std::string &) { return std::string("renamed --prometheus, whose counters add up across runs"); }, ""))
+		->group("");
+}
+
+void Cli::add_collect_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw)
+{
+	cmd->add_option("-d,--duration", raw.duration,
+			"how long to collect: 10s, 500ms, 2m; a bare number is in seconds, as rtla's -d "
+			"(default: until Ctrl-C)")
+		->check(kDuration)
+		->type_name("DURATION");
+	add_report_options(cmd, o, raw);
+	cmd->add_option("-c,--cpus", raw.cpus, "only events recorded on these CPUs, e.g. 0-1,3")
+		->check(kCpuList)
+		->type_name("CPUS");
+	cmd->add_option("-b,--buffer-size", o.buffer_kb, "per-CPU ring buffer of the instance, in KiB (1 to 4194304)")
+		->check(CLI::Validator(CLI::Range(1u, 4u * 1024 * 1024)).description(""))
+		->type_name("KiB");
+	add_instance(cmd, o.instance);
+}
+
+void Cli::finish_collect(CollectOptions &o, const RawCollect &raw)
+{
+	try {
+		if (!raw.duration.empty())
+			o.duration = parse_duration(raw.duration);
+		if (!raw.cpus.empty())
+			o.cpus = parse_cpu_list(raw.cpus);
+		o.divisor = parse_unit(o.unit);
+	} catch (const std::invalid_argument &e) {
+		throw CLI::ValidationError(e.what());
+	}
+}
+
+Command Cli::parse(const std::vector<std::string> &args)
+{
+	// CLI11 consumes a vector in reverse order.
+	std::vector<std::string> rev(args.rbegin(), args.rend());
+	app_.parse(rev);
+	if (version_)
+		return VersionRequest{};
+	if (status_cmd_->parsed())
+		return status_;
+	if (list_cmd_->parsed())
+		return list_;
+	if (enable_cmd_->parsed())
+		return enable_;
+	if (disable_cmd_->parsed())
+		return disable_;
+	if (counters_cmd_->parsed())
+		return counters_;
+	if (top_cmd_->parsed()) {
+		finish_top();
+		return top_;
+	}
+	if (latency_cmd_->parsed()) {
+		finish_collect(latency_, latency_raw_);
+		return latency_;
+	}
+	if (report_cmd_->parsed()) {
+		finish_collect(report_, report_raw_);
+		return report_;
+	}
+	if (irq_cmd_->parsed()) {
+		finish_collect(irq_, irq_raw_);
+		try {
+			if (!threshold_.empty())
+				irq_.threshold = parse_duration(threshold_, std::chrono::microseconds(1));
+		} catch (const std::invalid_argument &e) {
+			throw CLI::ValidationError(e.what());
+		}
+		irq_.keep_going = on_threshold_ == "continue";
+		return irq_;
+	}
+	throw NoCommand();
+}
+
+int Cli::exit(const CLI::ParseError &e, std::ostream &out, std::ostream &err)
+{
+	if (dynamic_cast<const NoCommand *>(&e)) {
+		err << app_.help();
+		return 2;
+	}
+	// CLI11 prints the help text, or the error (failure_message) with a
+	// pointer to --help.
+	return app_.exit(e, out, err) == 0 ? 0 : 2;
+}
+
+}  // namespace kprof

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "core/inkernel.hpp"
+
+#include "core/counters.hpp"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace kprof {
+
+EventKind kind_of_label(const std::string &label)
+{
+	const std::string base = label.substr(0, label.find(':'));
+	for (const auto &s : kEvents)
+		if (s.source == Source::Device && base == s.label)
+			return s.kind;
+	throw std::runtime_error("kprof.ko's histogram of an unknown kind '" + label + "'");
+}
+
+namespace {
+
+void check_layout(const std::string &line)
+{
+	std::ostringstream want;
+	want << "layout sub_bits=" << KPROF_HIST_SUB_BITS << " kernel_bits=" << KPROF_HIST_KERNEL_BITS
+	     << " buckets=" << KPROF_HIST_KERNEL_BUCKETS;
+	if (line != want.str())
+		throw std::runtime_error("kprof.ko's histogram layout '" + line + "' is not kprofctl's '" + want.str() +
+					 "': use the kprofctl of the same kprof version");
+}
+
+struct Parsed {
+	std::string label;	// the device's kind label, or the tracker's event
+	int cpu = -1;
+	int irq = -1;		// the tracker's
+	std::string name;	// ... IRQ action
+	uint64_t count = 0, sum = 0, min = 0, max = 0;
+	Histogram hist;
+	uint64_t overflow = 0;	// samples in the kernel's last bucket
+};
+
+std::runtime_error malformed(const std::string &line)
+{
+	return std::runtime_error("malformed kprof.ko histogram line: '" + line.substr(0, 80) + "'");
+}
+
+// The rest of a histogram line, after its keys: COUNT SUM MIN MAX BUCKET:N ...
+void parse_buckets(std::istringstream &in, const std::string &line, Parsed &p)
+{
+	if (!(in >> p.count >> p.sum >> p.min >> p.max) || p.cpu < 0 || !p.count)
+		throw malformed(line);
+	uint64_t total = 0, overflow = 0;
+	for (std::string pair; in >> pair;) {
+		const auto colon = pair.find(':');
+		if (colon == std::string::npos)
+			throw std::runtime_error("malformed bucket '" + pair + "' in kprof.ko's histogram");
+		const uint64_t index = kernel_u64(std::string_view(pair).substr(0, colon), line);
+		const uint64_t n = kernel_u64(std::string_view(pair).substr(colon + 1), line);
+		if (index >= KPROF_HIST_KERNEL_BUCKETS)
+			throw std::runtime_error("bucket " + std::to_string(index) + " beyond kprof.ko's layout");
+		total += n;
+		if (index == KPROF_HIST_KERNEL_BUCKETS - 1)
+			overflow += n;	// [2^36, max]: binned with the max
+		else
+			p.hist.add_bucket(index, n);
+	}
+	if (total != p.count)
+		throw std::runtime_error(p.label + " on CPU " + std::to_string(p.cpu) + ": buckets hold " +
+					 std::to_string(total) + " samples, the count is " + std::to_string(p.count) +
+					 " (read while aggregation was on?)");
+	if (overflow)
+		p.hist.add_bucket(Histogram::index_of(p.max), overflow);
+	p.overflow = overflow;
+	p.hist.finish(p.count, p.sum, p.min, p.max);
+}
+
+// Every histogram line of @text, after the layout; the state into @out.
+template <typename F>
+void for_each_line(const std::string &text, const std::string &file, KernelStats &out, F &&fn)
+{
+	std::istringstream in(text);
+	std::string line;
+	if (!std::getline(in, line))
+		throw std::runtime_error("kprof/" + file + " is empty");
+	check_layout(line);
+	while (std::getline(in, line)) {
+		if (line.rfind("state ", 0) == 0)
+			out.state = AggState(kernel_u64(std::string_view(line).substr(6), line));
+		else
+			fn(line);
+	}
+}
+
+// Count @p's samples, and keep them under @key unless @wanted is false.
+void keep(Parsed &p, bool wanted, const Aggregator::Key &key, bool per_cpu, KernelStats &out)
+{
+	out.samples += p.count;
+	if (!wanted) {
+		out.filtered += p.count;
+		return;
+	}
+	out.overflow += p.overflow;
+	out.totals[key].merge(p.hist);
+	if (per_cpu)
+		out.per_cpu[std::tuple_cat(key, std::make_tuple(p.cpu))] = std::move(p.hist);
+}
+
+// "untracked CPU EVENT N"
+uint64_t parse_untracked(const std::string &line)
+{
+	std::istringstream in(line);
+	std::string word, event;
+	int cpu = -1;
+	uint64_t n = 0;
+	if (!(in >> word >> cpu >> event >> n) || cpu < 0)
+		throw malformed(line);
+	return n;
+}
+
+}  // namespace
+
+const char *agg_state_name(int state)
+{
+	switch (AggState(state)) {
+	case AggState::Off:
+		return "off";
+	case AggState::On:
+		return "on";
+	case AggState::Frozen:
+		return "frozen";
+	}
+	return "unknown";
+}
+
+void load_kernel_hist(const std::string &text, const std::string &device, const std::set<EventKind> &kinds,
+		      bool per_cpu, KernelStats &out)
+{
+	for_each_line(text, device + "/hist", out, [&](const std::string &line) {
+		Parsed p;
+		std::istringstream in(line);
+		if (!(in >> p.label >> p.cpu))
+			throw malformed(line);
+		parse_buckets(in, line, p);
+		const EventKind kind = kind_of_label(p.label);
+		const bool wanted = kinds.empty() || kinds.count(kind);
+		keep(p, wanted, {p.label, device, -1}, per_cpu, out);
+	});
+}
+
+void load_girq_hist(const std::string &text, const std::vector<std::string> &irqs, bool per_cpu, KernelStats &out)
+{
+	for_each_line(text, kGirqHistFile, out, [&](const std::string &line) {
+		if (line.rfind("untracked ", 0) == 0) {
+			out.untracked += parse_untracked(line);
+			return;
+		}
+		Parsed p;
+		std::istringstream in(line);
+		if (!(in >> p.label >> p.cpu >> p.irq >> p.name) || p.irq < 0)
+			throw malformed(line);
+		const auto kind = kind_of_event(p.label);
+		if (!kind || source_of(*kind) != Source::Tracker)
+			throw std::runtime_error("kprof.ko's IRQ histogram of an unknown event '" + p.label + "'");
+		p.name = unescape_octal(p.name);
+		parse_buckets(in, line, p);
+		keep(p, irq_wanted(irqs, p.irq, p.name), {stat_label(*kind, 0, nullptr), p.name, p.irq}, per_cpu, out);
+	});
+}
+
+std::string unescape_octal(const std::string &s)
+{
+	std::string out;
+	for (size_t i = 0; i < s.size(); i++) {
+		const auto octal = [&](size_t j) { return j < s.size() && s[j] >= '0' && s[j] <= '7'; };
+		if (s[i] == '\\' && octal(i + 1) && octal(i + 2) && octal(i + 3)) {
+			out += char(std::stoi(s.substr(i + 1, 3), nullptr, 8));
+			i += 3;
+		} else {
+			out += s[i];
+		}
+	}
+	return out;
+}
+
+}  // namespace kprof

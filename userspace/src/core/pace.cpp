@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "core/pace.hpp"
+
+#include <algorithm>
+
+namespace kprof {
+
+std::chrono::nanoseconds pass_pause(uint64_t busiest_bytes, bool capped, std::chrono::nanoseconds since,
+				    uint64_t buffer_bytes, const PassPace &p)
+{
+	if (capped)
+		return std::chrono::nanoseconds(0);
+	if (busiest_bytes == 0 || since.count() <= 0 || buffer_bytes == 0)
+		return p.min;
+	// Time for the busiest CPU to fill its buffer, in long double: bytes
+	// times nanoseconds overflows 64 bits.
+	const long double fill_ns =
+		(long double)since.count() * (long double)buffer_bytes / (long double)busiest_bytes;
+	const long double pause = fill_ns / p.fill_share;
+	if (pause >= (long double)p.max.count())
+		return p.max;
+	return std::max(p.min, std::chrono::nanoseconds((int64_t)pause));
+}
+
+}  // namespace kprof

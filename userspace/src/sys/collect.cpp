@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "sys/collect.hpp"
+
+#include "cmd/commands.hpp"
+#include "core/counters.hpp"
+#include "core/export.hpp"
+#include "sys/sys.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <thread>
+
+namespace kprof {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string cpumask_hex(const std::vector<int> &cpus)
+{
+	// tracing_cpumask: comma-separated 32-bit hex words, most significant first.
+	const int words = cpus.back() / 32 + 1;
+	std::vector<uint32_t> w(words, 0);
+	for (int c : cpus)
+		w[c / 32] |= 1u << (c % 32);
+	std::string out;
+	char buf[16];
+	for (int i = words - 1; i >= 0; i--) {
+		std::snprintf(buf, sizeof(buf), i == words - 1 ? "%x" : "%08x", w[i]);
+		out += buf;
+		if (i)
+			out += ',';
+	}
+	return out;
+}
+
+// Until the duration is over or a signal came; the seconds waited.
+double wait_for_end(std::chrono::nanoseconds duration)
+{
+	const auto start = Clock::now();
+	while (!g_stop && !(duration.count() && Clock::now() - start >= duration))
+		std::this_thread::sleep_for(std::chrono::milliseconds(20));
+	return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+void in_kernel_window(const Plan &plan, const char *file, const CollectOptions &opts, KernelStats &ks, Report &rep,
+		      const std::function<void()> &read)
+{
+	if (!plan.dbg)
+		throw std::runtime_error("--in-kernel reads kprof.ko's histograms from debugfs, which is not mounted "
+					 "(mount -t debugfs none /sys/kernel/debug)");
+	{
+		Aggregation agg(*plan.dbg + "/" + file);
+		const double cpu0 = sys::cpu_seconds();
+		rep.duration_s = wait_for_end(opts.duration);
+		rep.cpu_s = sys::cpu_seconds() - cpu0;
+		agg.freeze();
+		read();
+		if (ks.samples && ks.state != AggState::Frozen)
+			throw std::runtime_error("the in-kernel aggregation was switched by someone else meanwhile");
+	}
+	rep.in_kernel = true;
+	rep.events_read = ks.samples;
+	rep.filtered = ks.filtered;
+	rep.overflow = ks.overflow;
+	rep.untracked = ks.untracked;
+	rep.check_note = "in-kernel aggregation: no events, nothing to cross-check";
+}
+
+Aggregation::Aggregation(const std::string &file) : file_(file)
+{
+	const auto state = sys::read_file(file_);
+	if (!state)
+		throw std::runtime_error("this kprof.ko has no in-kernel aggregation (no " + file_ +
+					 "): load the kprof.ko of this kprofctl's version");
+	fd_ = ::open(file_.c_str(), O_WRONLY | O_CLOEXEC);
+	if (fd_ < 0)
+		throw std::runtime_error("cannot open " + file_ + ": " + std::strerror(errno));
+	try {
+		set(AggState::On);
+	} catch (...) {
+		::close(fd_);
+		throw;
+	}
+	if (std::stoi(*state) != int(AggState::Off))
+		std::cerr << "kprofctl: restarting the in-kernel aggregation an earlier run left on\n";
+}
+
+Aggregation::~Aggregation()
+{
+	try {
+		set(AggState::Off);
+	} catch (const std::exception &e) {
+		std::cerr << "kprofctl: " << e.what() << '\n';
+	}
+	::close(fd_);
+}
+
+void Aggregation::set(AggState s)
+{
+	const std::string v = std::to_string(int(s));
+	if (::write(fd_, v.data(), v.size()) == ssize_t(v.size()))
+		return;
+	if (errno != EBUSY)
+		throw std::runtime_error("cannot write '" + v + "' to " + file_ + ": " + std::strerror(errno));
+	std::string who;
+	for (const auto &h : sys::holders_of(file_))
+		who += (who.empty() ? " by pid " : ", pid ") + h;
+	throw std::runtime_error("the in-kernel aggregation (" + file_ + ") is in use" + who +
+				 ": one run at a time owns it (latency --in-kernel, irq --in-kernel, top); "
+				 "wait for that run to end, or collect without --in-kernel");
+}
+
+Plan base_plan(Source source, const CollectOptions &opts)
+{
+	sys::require_root();
+	Plan plan;
+	plan.source = source;
+	plan.tdir = sys::tracing_dir();
+	sys::require_module();
+	const int ncpus = int(sys::trace_cpus(plan.tdir).size());
+	for (int c : opts.cpus)
+		if (c >= ncpus)
+			throw UsageError("CPU " + std::to_string(c) + " does not exist (this machine traces " +
+					 std::to_string(ncpus) + " CPUs)");
+	plan.cpus = opts.cpus;
+	plan.some_cpus = !opts.cpus.empty() && int(opts.cpus.size()) < ncpus;
+	if (plan.cpus.empty())
+		for (int c = 0; c < ncpus; c++)
+			plan.cpus.push_back(c);
+	plan.dbg = sys::kprof_debugfs();
+	return plan;
+}
+
+Session::Session(const Plan &plan, const CollectOptions &opts, Watcher *watcher)
+	: plan_(plan), tep_(tep_from_tracefs(plan.tdir, plan.context)), decoder_(tep_.get()),
+	  inst_(opts.instance, Instance::Mode::Session), watcher_(watcher)
+{
+	if (watcher_)
+		decoder_.on_other([w = watcher_](const OtherRecord &r) { w->other(r); });
+	if (!inst_.recovered().empty())
+		std::cerr << "kprofctl: " << inst_.recovered() << '\n';
+	inst_.refuse_unread();
+	inst_.set("tracing_on", "0");
+	if (opts.buffer_kb)
+		inst_.set("buffer_size_kb", std::to_string(opts.buffer_kb));
+	if (plan.some_cpus)
+		inst_.set("tracing_cpumask", cpumask_hex(plan.cpus));
+	inst_.set("trace", "", false);	// start from an empty buffer
+	// poll() wakes on any data: pace() spaces the passes. A watermark
+	// (buffer_percent > 0) makes poll() and the writers call the kernel's
+	// ring_buffer_nr_dirty_pages(), whose WARN_ON_ONCE(read > cnt + 1)
+	// fired in a 6.1 guest with an 8 KiB buffer overwritten while this
+	// reader was stopped: a kernel warning is not a tool's to cause.
+	inst_.set("buffer_percent", "0");
+	// Context events are set against the kprof deltas (ktime_get_ns()).
+	if (!plan.context.empty())
+		inst_.set(kTraceClockFile, "mono");
+	for (int c : plan.cpus)
+		readers_.push_back(std::make_unique<CpuReader>(inst_, c));
+	buffer_bytes_ = buffer_bytes();
+	samples_.reserve(4096);
+}
+
+// The size of the smallest per-CPU buffer (per_cpu/cpuN/buffer_size_kb).
+uint64_t Session::buffer_bytes() const
+{
+	uint64_t least = 0;
+	for (const auto &r : readers_) {
+		const uint64_t bytes = inst_.cpu_buffer_kb(r->cpu()) * 1024;
+		if (!least || bytes < least)
+			least = bytes;
+	}
+	return least;
+}
+
+std::optional<Aggregator::Emitted> Session::read_emitted() const
+{
+	if (!plan_.dbg)
+		return std::nullopt;
+	return plan_.source == Source::Tracker ? sys::read_girq_emitted(*plan_.dbg) : sys::read_emitted(*plan_.dbg);
+}
+
+std::optional<DeviceCounters> Session::read_counters() const
+{
+	if (!plan_.dbg)
+		return std::nullopt;
+	return plan_.source == Source::Tracker ? sys::read_girq_counters(*plan_.dbg) : sys::read_counters(*plan_.dbg);
+}
+
+// One by one: the system-wide switch would take the other source's
+// events along (and attach the IRQ tracker for nothing).
+void Session::switch_events(const char *on)
+{
+	for (const auto &n : plan_.context)
+		inst_.set("events/" + n + "/enable", on);
+	for (const auto &n : plan_.events)
+		inst_.set("events/kprof/" + n + "/enable", on);
+}
+
+// The IRQ tracker attaches from a work item once its events are enabled;
+// collecting starts when it has (kprof/girq_counters: "attached: 1").
+void Session::wait_attached(Collected &c)
+{
+	if (plan_.source != Source::Tracker)
+		return;
+	if (!plan_.dbg) {
+		std::this_thread::sleep_for(std::chrono::milliseconds(500));
+		c.note = "no debugfs: cannot see when the IRQ tracker attached; waited 0.5 s";
+		return;
+	}
+	for (int i = 0; i < 100 && !g_stop; i++) {
+		const auto all = sys::read_girq_counters(*plan_.dbg);
+		const auto &ctr = all.at(kGirqScope);
+		if (ctr.count("attached") && ctr.at("attached") == 1) {
+			c.note = tracker_probe_note(ctr);
+			return;
+		}
+		std::this_thread::sleep_for(std::chrono::milliseconds(50));
+	}
+	if (!g_stop)
+		throw std::runtime_error("kprof.ko's IRQ tracker did not attach to the kernel's tracepoints within 5 s "
+					 "(see dmesg)");
+}
+
+// Returns the bytes of records in @page.
+uint64_t Session::consume(size_t i, std::span<const uint8_t> page, Aggregator &agg, Collected &c)
+{
+	samples_.clear();
+	const auto r = decoder_.decode_page(page.data(), page.size(), readers_[i]->cpu(), samples_);
+	CpuLoss &l = c.loss[i];
+	l.pages++;
+	l.bad_pages += r.bad_page;
+	l.records += r.events + r.other + r.invalid;
+	if (r.missed > 0)
+		l.header_missed += uint64_t(r.missed);
+	else if (r.missed < 0)
+		l.lossy_pages++;
+	c.invalid += r.invalid;
+	c.other += r.other;
+	c.events += r.events;
+	for (const auto &s : samples_) {
+		const std::string &name = decoder_.device_name(s.dev);
+		agg.add(s, name, plan_.span_names);
+		if (watcher_)
+			watcher_->sample(s, name);
+	}
+	return r.bytes;
+}
+
+// Drain::Pass reads at most kPassPages per CPU, so that a rate the reader
+// cannot keep up with still lets the loop see the end of the duration
+// and signals; All and Flush read until the buffers are empty, once the
+// events are off.
+Session::Drained Session::drain(Drain how, Aggregator &agg, Collected &c)
+{
+	Drained d;
+	// A second signal abandons the rest: teardown must come promptly.
+	for (size_t i = 0; i < readers_.size(); i++) {
+		uint64_t bytes = 0;
+		size_t n = 0;
+		for (; g_stop < 2 && (how != Drain::Pass || n < kPassPages); n++) {
+			const auto page = how == Drain::Flush ? readers_[i]->flush() : readers_[i]->read();
+			if (page.empty())
+				break;
+			bytes += consume(i, page, agg, c);
+		}
+		d.busiest = std::max(d.busiest, bytes);
+		d.capped |= n == kPassPages;
+	}
+	if (watcher_)
+		watcher_->pass_done();
+	return d;
+}
+
+// The pause after the pass at @now: the rate is known only if the pass
+// before read something too (after an idle stretch the data came after
+// the wake, not over the whole gap).
+void Session::pace(const Drained &d, Clock::time_point now)
+{
+	const auto since = last_busiest_ ? now - last_pass_ : Clock::duration::zero();
+	pause_ = pass_pause(d.busiest, d.capped, since, buffer_bytes_, kPace);
+	last_pass_ = now;
+	last_busiest_ = d.busiest;
+}
+
+// Until a CPU's buffer holds data, @most has passed or a signal came;
+// after a wake on data, not before pause_ has passed since the pass that
+// followed it.
+void Session::wait_for_data(Clock::duration most)
+{
+	const auto since = Clock::now() - last_pass_;
+	if (woke_on_data_ && since < pause_) {
+		const auto nap = std::min<Clock::duration>(pause_ - since, most);
+		const auto ms = std::chrono::ceil<std::chrono::milliseconds>(nap).count();
+		if (ms > 0 && poll(nullptr, 0, int(ms)) < 0 && errno != EINTR)
+			throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+		most -= nap;
+		if (g_stop)
+			return;
+	}
+	std::vector<pollfd> fds;
+	for (const auto &r : readers_)
+		fds.push_back({r->fd(), POLLIN, 0});
+	const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(most).count();
+	const int n = ms > 0 ? poll(fds.data(), fds.size(), int(ms)) : 0;
+	if (n < 0 && errno != EINTR)
+		throw std::runtime_error(std::string("poll on the ring buffers: ") + std::strerror(errno));
+	woke_on_data_ = n > 0;
+}
+
+void Session::progress(Clock::duration elapsed, const Collected &c) const
+{
+	uint64_t missed = 0;
+	for (const auto &l : c.loss)
+		missed += l.header_missed;
+	std::fprintf(stderr, "\rkprofctl: %.1f s, %llu events, %llu missed  ",
+		     std::chrono::duration<double>(elapsed).count(), (unsigned long long)c.events,
+		     (unsigned long long)missed);
+	std::fflush(stderr);
+}
+
+// Tracing on, then the events (the hooks' key comes on with them); the
+// emitted counts are read while the events are on, so that every event
+// emitted between the two readings must be in the buffer (seq window).
+Collected Session::collect(const CollectOptions &opts, Aggregator &agg)
+{
+	Collected c;
+	c.loss.resize(plan_.cpus.size());
+	for (size_t i = 0; i < plan_.cpus.size(); i++) {
+		c.loss[i].cpu = plan_.cpus[i];
+		c.ring0.push_back(parse_ring_stats(inst_.cpu_stats(plan_.cpus[i])));
+	}
+	c.counters0 = read_counters();
+	inst_.set("tracing_on", "1");
+	switch_events("1");
+	wait_attached(c);
+	c.e0 = read_emitted();
+	if (c.e0)
+		agg.window_open(*c.e0);
+	if (watcher_) {
+		timespec now{};
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		watcher_->window_open(uint64_t(now.tv_sec) * 1000000000ULL + uint64_t(now.tv_nsec));
+	}
+
+	const bool tty = isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
+	const auto start = Clock::now();
+	const double cpu0 = sys::cpu_seconds();
+	auto last_progress = start;
+	while (!g_stop && !(watcher_ && watcher_->stop())) {
+		const auto now = Clock::now();
+		if (opts.duration.count() && now - start >= opts.duration)
+			break;
+		pace(drain(Drain::Pass, agg, c), now);
+		if (tty && now - last_progress >= kProgressEvery) {
+			progress(now - start, c);
+			last_progress = now;
+		}
+		Clock::duration wait = watcher_ ? kWatchedWait : kIdleWait;
+		if (tty)
+			wait = std::min<Clock::duration>(wait, kProgressEvery);
+		if (opts.duration.count())
+			wait = std::min<Clock::duration>(wait, start + opts.duration - Clock::now());
+		wait_for_data(wait);
+	}
+	c.duration_s = std::chrono::duration<double>(Clock::now() - start).count();
+	c.cpu_s = sys::cpu_seconds() - cpu0;
+	drain(Drain::Pass, agg, c);	// everything drained so far has seq <= e1
+	c.e1 = read_emitted();
+	if (c.e1)
+		agg.window_close(*c.e1);
+	switch_events("0");
+	c.counters1 = read_counters();
+	inst_.set("tracing_on", "0");
+	drain(Drain::All, agg, c);
+	drain(Drain::Flush, agg, c);
+	if (tty)
+		std::fprintf(stderr, "\r%60s\r", "");
+	if (g_stop >= 2)
+		throw std::runtime_error("interrupted twice: no report; the events are disabled");
+	for (int cpu : plan_.cpus)
+		c.ring1.push_back(parse_ring_stats(inst_.cpu_stats(cpu)));
+	return c;
+}
+
+// What was lost, exactly: the ring buffer's own figures per CPU against
+// what was decoded, and the seq window per (device, event).
+void account_loss(const Plan &plan, const Collected &c, const Aggregator &agg, const std::optional<std::string> &device,
+		  Report &rep)
+{
+	rep.duration_s = c.duration_s;
+	rep.cpu_s = c.cpu_s;
+	rep.loss = c.loss;
+	for (size_t i = 0; i < rep.loss.size(); i++)
+		rep.loss[i].ring = ring_delta(c.ring0[i], c.ring1[i]);
+	rep.events_read = c.events;
+	rep.invalid = c.invalid;
+	rep.other = c.other;
+	rep.filtered = agg.filtered_out();
+	if (plan.some_cpus) {
+		rep.check_note = "not made with -c: kprof.ko emits on every CPU, the instance records only some";
+		return;
+	}
+	rep.checked = true;
+	const bool window = c.e0 && c.e1;
+	rep.checks = cross_checks(agg, plan.events, device, window ? &*c.e0 : nullptr, window ? &*c.e1 : nullptr);
+	if (!window)
+		rep.check_note = "kprof's debugfs is not available: checked by seq gaps between the events read only";
+}
+
+void fill_rows(const CollectOptions &opts, const std::map<Aggregator::Key, Histogram> &totals,
+	       const std::map<Aggregator::CpuKey, Histogram> &per_cpu, Report &rep)
+{
+	rep.unit = opts.unit;
+	rep.divisor = opts.divisor;
+	rep.show_hist = opts.hist;
+	rep.per_cpu = opts.per_cpu;
+	for (const auto &[key, h] : totals) {
+		const auto &[label, device, irq] = key;
+		rep.rows.push_back({label, device, -1, &h, irq});
+		if (!opts.per_cpu)
+			continue;
+		for (const auto &[ck, ch] : per_cpu)
+			if (std::get<0>(ck) == label && std::get<1>(ck) == device && std::get<2>(ck) == irq)
+				rep.rows.push_back({label, device, std::get<3>(ck), &ch, irq});
+	}
+}
+
+// The run's metrics added to those @path holds (checked before collecting:
+// cli.cpp), written whole.
+void add_to_prometheus_file(const std::string &path, const Report &rep)
+{
+	Metrics m;
+	if (const auto text = sys::read_file(path)) {
+		try {
+			m = parse_prometheus(*text);
+		} catch (const std::runtime_error &e) {
+			throw std::runtime_error(path + ": " + e.what() + " (changed while kprofctl ran?)");
+		}
+	}
+	add_metrics(m, metrics_of(rep));
+	sys::replace_file(path, render_prometheus(m));
+}
+
+void render(const CollectOptions &opts, const Report &rep)
+{
+	if (opts.json)
+		std::cout << dump_json(render_json(rep)) << '\n';
+	else if (opts.csv)
+		std::cout << render_csv(rep);
+	else
+		std::cout << render_text(rep);
+	std::cout.flush();
+	if (rep.lost_anything() && (opts.json || opts.csv))
+		std::cerr << "kprofctl: WARNING: " << rep.total_missed() << " events lost, " << rep.invalid
+			  << " invalid records; the statistics do not cover them\n";
+	else if (opts.csv)
+		std::cerr << "kprofctl: " << rep.events_read << " events read, none lost\n";
+	if (opts.svg)
+		sys::replace_file(*opts.svg, render_svg(rep));
+	if (opts.prometheus)
+		add_to_prometheus_file(*opts.prometheus, rep);
+}
+
+
+}  // namespace kprof

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+// Collecting kprof events in kprofctl's own instance, for latency and irq:
+// a Plan (what to collect, checked against the machine before anything
+// changes) and a Session (the instance set up, the events read, every loss
+// counted). The commands turn what it collected into a Report.
+#pragma once
+
+#include "core/aggregate.hpp"
+#include "cli/options.hpp"
+#include "core/counters.hpp"
+#include "core/decoder.hpp"
+#include "core/inkernel.hpp"
+#include "sys/instance.hpp"
+#include "core/pace.hpp"
+#include "core/report.hpp"
+#include "core/tep.hpp"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kprof {
+
+struct Plan {
+	Source source = Source::Device;		// whose events
+	std::vector<std::string> context;	// other events to collect ("sched/sched_switch")
+	std::string tdir;
+	std::set<std::string> events;		// tracepoint names
+	std::set<EventKind> kinds;		// the same, as kinds
+	std::vector<int> cpus;			// the CPUs read
+	bool some_cpus = false;			// -c: tracing_cpumask restricts them
+	std::optional<std::string> dbg;		// kprof's debugfs, if there is one
+	std::map<std::string, std::vector<std::string>> span_names;
+};
+
+// An in-kernel aggregation switch (kprof/aggregate, kprof/girq_aggregate)
+// turned on for one run: on (zeroed) at construction, frozen for reading,
+// off (freed) at destruction, also on errors and signals. The switch stays
+// open meanwhile: kprof.ko refuses every other file's writes while this
+// one owns it, so a second run fails at its start with the holder's pid,
+// instead of zeroing or freeing this run's histograms.
+class Aggregation {
+public:
+	explicit Aggregation(const std::string &file);
+	Aggregation(const Aggregation &) = delete;
+	Aggregation &operator=(const Aggregation &) = delete;
+	~Aggregation();
+	void freeze() { set(AggState::Frozen); }
+	// On again, with fresh zeroed histograms (kprofctl top's next window).
+	void restart() { set(AggState::On); }
+
+private:
+	void set(AggState s);
+	std::string file_;
+	int fd_ = -1;
+};
+
+// The machine checks every plan makes (root, tracefs, kprof.ko, -c) and
+// the debugfs directory. Throws UsageError for a CPU that does not exist.
+Plan base_plan(Source source, const CollectOptions &opts);
+
+// Everything a collection saw, for the loss accounting.
+struct Collected {
+	std::vector<CpuLoss> loss;		// pages, records, page headers
+	std::vector<RingStats> ring0, ring1;
+	std::optional<DeviceCounters> counters0, counters1;
+	std::optional<Aggregator::Emitted> e0, e1;
+	uint64_t events = 0, invalid = 0, other = 0;
+	double duration_s = 0;
+	double cpu_s = 0;			// kprofctl's CPU time over the window
+	std::string note;			// something the report should say
+};
+
+// Sees a collection's records besides the aggregator (the threshold
+// analysis) and may end it early.
+class Watcher {
+public:
+	virtual ~Watcher() = default;
+	virtual void sample(const Sample &s, const std::string &name) = 0;
+	// A record of a Plan::context event; valid during the call only.
+	virtual void other(const OtherRecord &r) = 0;
+	// Every CPU has been drained once more.
+	virtual void pass_done() = 0;
+	// The collection window opened (the tracker attached, the events on)
+	// at this CLOCK_MONOTONIC time; what happened before is setup.
+	virtual void window_open(uint64_t mono_ns) = 0;
+	virtual bool stop() const = 0;
+};
+
+// The instance set up for one collection, its readers and the decoder.
+class Session {
+public:
+	// @watcher, if any, must outlive the session.
+	Session(const Plan &plan, const CollectOptions &opts, Watcher *watcher = nullptr);
+	Collected collect(const CollectOptions &opts, Aggregator &agg);
+	tep_handle *tep() const { return tep_.get(); }
+
+private:
+	std::optional<Aggregator::Emitted> read_emitted() const;
+	std::optional<DeviceCounters> read_counters() const;
+	void switch_events(const char *on);
+	void wait_attached(Collected &c);
+	enum class Drain { Pass, All, Flush };
+	// What one drain read: the most bytes of records from one CPU, and
+	// whether a CPU's reading stopped at kPassPages.
+	struct Drained {
+		uint64_t busiest = 0;
+		bool capped = false;
+	};
+	Drained drain(Drain how, Aggregator &agg, Collected &c);
+	uint64_t consume(size_t i, std::span<const uint8_t> page, Aggregator &agg, Collected &c);
+	void progress(std::chrono::steady_clock::duration elapsed, const Collected &c) const;
+	void pace(const Drained &d, std::chrono::steady_clock::time_point now);
+	void wait_for_data(std::chrono::steady_clock::duration most);
+	uint64_t buffer_bytes() const;
+
+	// How the reading loop paces itself (pace(), wait_for_data()).
+	static constexpr std::chrono::milliseconds kIdleWait{1000}, kWatchedWait{100}, kProgressEvery{500};
+	static constexpr size_t kPassPages = 256;
+	static constexpr PassPace kPace{};
+
+	const Plan &plan_;
+	TepPtr tep_;
+	Decoder decoder_;
+	Instance inst_;
+	std::vector<std::unique_ptr<CpuReader>> readers_;
+	std::vector<Sample> samples_;
+	Watcher *watcher_;
+	uint64_t buffer_bytes_ = 0;		// the smallest per-CPU buffer
+	std::chrono::steady_clock::time_point last_pass_{};
+	uint64_t last_busiest_ = 0;
+	std::chrono::nanoseconds pause_ = kPace.min;
+	bool woke_on_data_ = false;
+};
+
+// The ring-buffer and seq-window accounting every report shares; @device
+// narrows the cross-check (latency --device).
+void account_loss(const Plan &plan, const Collected &c, const Aggregator &agg, const std::optional<std::string> &device,
+		  Report &rep);
+
+// One window of kprof.ko's in-kernel aggregation, switched by @file in
+// kprof's debugfs (kAggregateFile, kGirqAggregateFile): on, with fresh
+// histograms; after @opts' duration or a signal, frozen, when @read loads
+// them into @ks; then off, also on errors and signals. Fills @rep's
+// duration, CPU time and sample counts.
+void in_kernel_window(const Plan &plan, const char *file, const CollectOptions &opts, KernelStats &ks, Report &rep,
+		      const std::function<void()> &read);
+
+// Print @rep as the options ask, with the loss warning on stderr for
+// JSON and CSV.
+void render(const CollectOptions &opts, const Report &rep);
+
+// The report's presentation from @opts (unit, histograms, per CPU) and
+// its rows: the histograms, each total followed by its CPUs.
+void fill_rows(const CollectOptions &opts, const std::map<Aggregator::Key, Histogram> &totals,
+	       const std::map<Aggregator::CpuKey, Histogram> &per_cpu, Report &rep);
+
+}  // namespace kprof
