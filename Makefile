@@ -147,7 +147,7 @@ SOAK_CYCLES ?= 100
 SOAK_KERNEL ?= 6.12-debug
 soak: modules static boards
 	KPROF_VM_APPEND="kprof.soak_cycles=$(SOAK_CYCLES)" KPROF_VM_TIMEOUT=$$(($(SOAK_CYCLES) * 90 + 300)) \
-		KPROF_VM_LOG=kprof_soak_full bash ci/vm-run.sh $(SOAK_KERNEL) kprof_soak
+		KPROF_VM_LOG=kprof_soak_full bash tests/vm/harness/vm-run.sh $(SOAK_KERNEL) kprof_soak
 	@grep -a 'KPROF-FIGURE: soak' $(BUILD)/vm-logs/$(SOAK_KERNEL)/kprof_soak_full.log
 
 # Only what the demo uses: its host packages and its kernel (ci/deps.sh demo).
@@ -155,29 +155,29 @@ soak: modules static boards
 demo:
 	bash ci/deps.sh demo
 	$(MAKE) modules static KERNELS=$(DEMO_KERNEL)
-	KPROF_VM_HOST_CHECK=off bash ci/vm-run.sh $(DEMO_KERNEL) demo
+	KPROF_VM_HOST_CHECK=off bash tests/vm/harness/vm-run.sh $(DEMO_KERNEL) demo
 	@echo "kprof demo: the pictures are $(BUILD)/vm-out/$(DEMO_KERNEL)/demo/demo-per-packet.svg and demo-batched.svg"
 
 vm-shell: modules static boards
-	bash ci/vm-run.sh $(KERNEL) shell
+	bash tests/vm/harness/vm-run.sh $(KERNEL) shell
 
 # Debian packages into build/deb/ (debian/; lintian must show no error).
 deb:
-	bash ci/deb.sh
+	bash scripts/deb.sh
 
 # kprof.ko (and with SAMPLES=1 the sample driver) under DKMS on this machine:
 # the source into /usr/src/<module>-<version>, then dkms add, build, install,
 # for the running kernel or KERNELRELEASE.
 dkms:
-	KREL="$(KERNELRELEASE)" bash ci/dkms.sh kprof
-	$(if $(filter 1,$(SAMPLES)),KREL="$(KERNELRELEASE)" bash ci/dkms.sh kprof-samples)
+	KREL="$(KERNELRELEASE)" bash scripts/dkms.sh kprof
+	$(if $(filter 1,$(SAMPLES)),KREL="$(KERNELRELEASE)" bash scripts/dkms.sh kprof-samples)
 
 # Install onto this machine (a target board): kprof's modules for
 # KERNELRELEASE (default: the release of KDIR, else the running kernel) and
 # kprofctl. For a board of another architecture, stage its files with
 #   make install DESTDIR=$PWD/board ARCH=arm64 KDIR=/path/to/board/linux-build
 install:
-	ARCH="$(ARCH)" KDIR="$(KDIR)" bash ci/install.sh "$(KERNELRELEASE)" "$(DESTDIR)" "$(PREFIX)"
+	ARCH="$(ARCH)" KDIR="$(KDIR)" bash scripts/install.sh "$(KERNELRELEASE)" "$(DESTDIR)" "$(PREFIX)"
 
 clean:
 	rm -rf $(BUILD)

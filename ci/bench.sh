@@ -5,12 +5,12 @@
 #
 # Measured (issue #11): P1a, the hook microbenchmark (kprof/bench) in
 # KPROF_BENCH_KERNEL's guest; P3, the rates each reader keeps up with
-# (tests/vm/bench_rates.sh, same guest); P4b, the offline decoder's
+# (tests/vm/bench/bench_rates.sh, same guest); P4b, the offline decoder's
 # throughput on one core; P5, kprofctl's memory from 10^6 to 10^8 events
 # and the percentile error against an exact sort; P2, an enabled hook pair
 # against a bare one-field event, from the same kprof/bench runs as P1a;
 # P1b, pktproc's per-packet cost with the hooks off against a build
-# without them (tests/vm/bench_hooks.sh); P4a, report -i against trace-cmd
+# without them (tests/vm/bench/bench_hooks.sh); P4a, report -i against trace-cmd
 # report | sort | awk on a file of 10^7 events (ci/bench_p4a.sh).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -45,7 +45,7 @@ acc=$("$bench" --accuracy 10000000)
 
 # guest TEST: run a guest script on KERNEL, print what it printed
 guest() {
-	KPROF_VM_TIMEOUT=2400 "$KPROF_TOP/ci/vm-run.sh" "$KERNEL" "$1" || die "$1 failed on $KERNEL"
+	KPROF_VM_TIMEOUT=2400 "$KPROF_TOP/tests/vm/harness/vm-run.sh" "$KERNEL" "$1" || die "$1 failed on $KERNEL"
 }
 
 # release OUTPUT: the guest's kernel release from vm-run.sh's PASS line
@@ -70,7 +70,7 @@ done
 read -r p2_med p2_min p2_max <<<"$(printf %s "$p2_ratios" | stats)"
 p2_verdict=$(awk -v m="$p2_med" 'BEGIN { print (m <= 1.3 ? "met" : "not met") }')
 
-# P1b: one guest run of tests/vm/bench_hooks.sh; per run the hooked
+# P1b: one guest run of tests/vm/bench/bench_hooks.sh; per run the hooked
 # driver's cost per packet over the same rep's hook-less build.
 p1b_out=$(guest bench_hooks)
 p1b_rows=$(awk '$1 == "P1b" { ns[$3, $2] = $4; n[$3, $2] = $5; if ($3 > reps) reps = $3 }
@@ -84,7 +84,7 @@ p1b_verdict=$(awk -v m="$p1b_med" -v a="$p1b_min" -v b="$p1b_max" 'BEGIN {
 	else print (m <= 1 ? "met" : "not met") }')
 info "P1b done"
 
-# P3: one guest run of tests/vm/bench_rates.sh, tabulated by ci/bench_p3.awk.
+# P3: one guest run of tests/vm/bench/bench_rates.sh, tabulated by ci/bench_p3.awk.
 p3_out=$(guest bench_rates)
 p3_release=$(release "$p3_out")
 p3_buf=$(sed -n 's/^P3 buffer_kb //p' <<<"$p3_out")
@@ -140,7 +140,7 @@ below 1 is such an artifact). The goal (P1, <= 1 % on a workload) is judged on P
 
 ## P1b: a driver with the hooks compiled in but off, against the same driver without them (goal: <= 1 %)
 
-tests/vm/bench_hooks.sh, guest $KERNEL: kprof_pktproc (hooks compiled in, nobody listening)
+tests/vm/bench/bench_hooks.sh, guest $KERNEL: kprof_pktproc (hooks compiled in, nobody listening)
 and kprof_pktproc_nohooks (the same source built with \`-DKPROF_NO_HOOKS\`, every hook
 compiled out; samples/pktproc/kprof_pktproc_nohooks.c), loaded in turn, alternating which goes
 first: one queue at 2,000 packets/s, batch=1, an IRQ per packet, the default 2 us of work per
@@ -169,7 +169,7 @@ dominated by the emulated ring-buffer write; on hardware the hook's two clock re
 
 ## P3: the rates each reader keeps up with, guest $KERNEL ($p3_release), QEMU TCG, 2 vCPUs
 
-tests/vm/bench_rates.sh: pktproc on 2 queues at the offered packet rate, batch=1 and an IRQ per
+tests/vm/bench/bench_rates.sh: pktproc on 2 queues at the offered packet rate, batch=1 and an IRQ per
 packet (four samples per packet: irq_handler, irq_thread_latency, batch, span), for 3 s each,
 read by:
 - **streaming**: \`kprofctl latency --json -b $p3_buf\`;

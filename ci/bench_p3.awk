@@ -1,4 +1,4 @@
-# make bench, P3: tabulate tests/vm/bench_rates.sh's lines
+# make bench, P3: tabulate tests/vm/bench/bench_rates.sh's lines
 #   P3 TOOL PPS REP SAMPLES LOST CPU_TICKS SECS ORACLE
 # into a markdown table (median and spread per reader and rate) and the
 # verdict on the goals: streaming keeps up with at least twice the rate

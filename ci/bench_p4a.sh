@@ -2,7 +2,7 @@
 # make bench, P4a: the offline report against the pipeline a user would
 # write instead, on the same trace-cmd file of at least 10^7 events.
 # usage: bench_p4a.sh KERNEL REPS; prints BENCH.md's P4a section.
-# The file is recorded in a guest of KERNEL (tests/vm/bench_record.sh) and
+# The file is recorded in a guest of KERNEL (tests/vm/bench/bench_record.sh) and
 # carried out raw on a virtio disk; both analyses run on the host, REPS
 # times each, interleaved.
 set -euo pipefail
@@ -18,7 +18,7 @@ img=$dir/disk.img
 rm -f "$img"
 truncate -s 4G "$img"
 out=$(KPROF_VM_QEMU="-m 3G -drive file=$img,format=raw,if=virtio" KPROF_VM_TIMEOUT=900 \
-	"$KPROF_TOP/ci/vm-run.sh" "$kernel" bench_record) || die "bench_record failed on $kernel: $out"
+	"$KPROF_TOP/tests/vm/harness/vm-run.sh" "$kernel" bench_record) || die "bench_record failed on $kernel: $out"
 bytes=$(sed -n 's/^P4a bytes //p' <<<"$out")
 [ -n "$bytes" ] || die "bench_record printed no size"
 head -c "$bytes" "$img" >"$dat"
@@ -64,7 +64,7 @@ cat <<EOF
 ## P4a: \`kprofctl report -i\` against \`trace-cmd report | sort | awk\` (goal: >= 10x), host
 
 A file of $(du -h "$dat" | cut -f1) that \`trace-cmd record -e kprof_irq_thread_latency -e kprof_irq_handler -e kprof_batch -e kprof_span -b 65536\` wrote in a $kernel guest
-while kprof_stress raced its hooks (tests/vm/bench_record.sh): **$events** latency events. Both
+while kprof_stress raced its hooks (tests/vm/bench/bench_record.sh): **$events** latency events. Both
 analyses read it from the page cache on this host, $reps times each, interleaved:
 
 - \`kprofctl report -i trace.dat --json\` (count, min, mean, stddev, percentiles, max per event,

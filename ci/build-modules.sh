@@ -78,7 +78,7 @@ build_one() {
 
 	# samples/oot is built the way a user builds their own driver: with its
 	# own Makefile, against an installed kprof (staged here), not our tree.
-	"$KPROF_TOP/ci/install.sh" "$rel" "$out/stage" /usr/local dev
+	"$KPROF_TOP/scripts/install.sh" "$rel" "$out/stage" /usr/local dev
 	rm -rf "$out/oot"
 	cp -a "$KPROF_TOP/samples/oot" "$out/oot"
 	if ! kmake -C "$out/oot" KDIR="$kdir" KPROF="$out/stage/usr/local" >"$out/oot.log" 2>&1; then

@@ -8,7 +8,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 id=${1:-6.1}
 what=${2:-fixtures}
-"$KPROF_TOP/ci/vm-run.sh" "$id" "tool_capture_$what" >/dev/null || true
+"$KPROF_TOP/tests/vm/harness/vm-run.sh" "$id" "tool_capture_$what" >/dev/null || true
 log=$KPROF_BUILD/vm-logs/$id/tool_capture_$what.log
 grep -q '^KPROF-RESULT: PASS' "$log" || die "capture failed; see $log"
 tmp=$(mktemp -d)

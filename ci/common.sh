@@ -189,3 +189,19 @@ static_kprofctl() {
 # checkpatch_path: the kernel's checkpatch.pl, from the source tree the
 # debug kernel is built from (ci/debug-kernel.sh); empty if there is none.
 checkpatch_path() { compgen -G "$KPROF_CACHE/kbuild/*/src/scripts/checkpatch.pl" | head -n 1 || true; }
+
+# The guest scripts under tests/vm/: the tests, and in folders of their
+# own the harness's self-tests, the benchmarks' and tools' guest halves and
+# the guest parts of host tests (tests/README.md).
+GUEST_SCRIPT_DIRS="tests/vm tests/vm/selftest tests/vm/bench tests/vm/tools tests/vm/parts"
+
+# guest_scripts: every guest script's path.
+guest_scripts() {
+	local d
+	for d in $GUEST_SCRIPT_DIRS; do
+		compgen -G "$KPROF_TOP/$d/*.sh" || true
+	done
+}
+
+# guest_script NAME: the path of guest script NAME.sh, empty if none.
+guest_script() { guest_scripts | grep -m 1 "/$1\.sh\$" || true; }

@@ -12,7 +12,7 @@
 # The source and build trees live in $KPROF_CACHE/kbuild/<key>, where the key
 # is the source package's version and the config fragment's hash, so a new
 # source or a changed fragment builds afresh and nothing else does. The image
-# goes where ci/vm-run.sh boots kernels from (vmlinuz_path); the chroot's
+# goes where tests/vm/harness/vm-run.sh boots kernels from (vmlinuz_path); the chroot's
 # /lib/modules/<release>/build points at the build tree, for ci/build-modules.sh.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"

@@ -12,7 +12,7 @@ fail() {
 	exit 1
 }
 
-bash "$KPROF_TOP/ci/deb.sh"
+bash "$KPROF_TOP/scripts/deb.sh"
 version=$(dpkg-parsechangelog -l "$KPROF_TOP/debian/changelog" -S Version)
 for where in "CMakeLists.txt:$(sed -n 's/^project(kprof VERSION \([0-9.]*\) .*/\1/p' "$KPROF_TOP/CMakeLists.txt")" \
 	"kmod/kprof_internal.h:$(sed -n 's/^#define KPROF_VERSION "\(.*\)"/\1/p' "$KPROF_TOP/kmod/kprof_internal.h")" \

@@ -5,7 +5,7 @@
 #   kernel, 'dkms status' shows both, Module.symvers lands in
 #   /usr/share/kprof/<release>/, and the out-of-tree example builds against
 #   kprof-dev with it; the modules then load and work in a 6.1 guest
-#   (tests/vm/pkg_dkms.sh); removing the packages leaves nothing behind.
+#   (tests/vm/parts/pkg_dkms.sh); removing the packages leaves nothing behind.
 # Then 'make dkms' from a checkout, in the same chroot, installs both.
 # Needs 'make deb' (the host.deb test) first.
 set -euo pipefail
@@ -76,7 +76,7 @@ extra=$(mktemp -d)
 cp "$root/lib/modules/$rel/updates/dkms/kprof.ko" "$root/lib/modules/$rel/updates/dkms/kprof_pktproc.ko" \
 	"$root/tmp/oot/kprof_example.ko" "$extra/"
 echo "$version" >"$extra/version"
-KPROF_VM_EXTRA=$extra "$KPROF_TOP/ci/vm-run.sh" "$id" pkg_dkms || { rm -rf "$extra"; fail "the DKMS-built modules do not work in the $id guest"; }
+KPROF_VM_EXTRA=$extra "$KPROF_TOP/tests/vm/harness/vm-run.sh" "$id" pkg_dkms || { rm -rf "$extra"; fail "the DKMS-built modules do not work in the $id guest"; }
 rm -rf "$extra"
 
 # Removal: nothing of kprof left.

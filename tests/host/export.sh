@@ -67,7 +67,7 @@ for f in "$prom" ${out:+$out/second.prom}; do
 done
 
 # Every total row of the JSON report is one histogram with its count.
-stats=$(awk -f "$KPROF_TOP/tests/vm/kprofctl_json.awk" "$json" | awk '$1 == "stat" && $4 == "null"')
+stats=$(awk -f "$KPROF_TOP/tests/vm/lib/kprofctl_json.awk" "$json" | awk '$1 == "stat" && $4 == "null"')
 [ -n "$stats" ] || fail "the report has no statistics"
 rows=0
 while read -r _ event device _ count _; do
@@ -84,7 +84,7 @@ done <<<"$stats"
 hists=$(grep -c '^kprof_latency_seconds_count{' "$prom")
 [ "$hists" = "$rows" ] || fail "$hists histograms for $rows rows of the report"
 for pair in events_read:kprof_events_read_total missed_total:kprof_events_lost_total invalid:kprof_invalid_records_total; do
-	want=$(awk -f "$KPROF_TOP/tests/vm/kprofctl_json.awk" "$json" | awk -v k="${pair%%:*}" '$1 == k { print $2 }')
+	want=$(awk -f "$KPROF_TOP/tests/vm/lib/kprofctl_json.awk" "$json" | awk -v k="${pair%%:*}" '$1 == k { print $2 }')
 	got=$(awk -v m="${pair#*:}" '$1 == m { print $2 }' "$prom")
 	[ -n "$want" ] && [ "$got" = "$want" ] || fail "${pair#*:} is '$got', the JSON report's ${pair%%:*} '$want'"
 done

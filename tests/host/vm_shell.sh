@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 'make vm-shell KERNEL=<id>' (ci/vm-run.sh ID shell) gives a working guest
+# 'make vm-shell KERNEL=<id>' (tests/vm/harness/vm-run.sh ID shell) gives a working guest
 # shell, on the first arm entry of the matrix: type into it once its banner
 # shows, read the answer, leave with poweroff -f.
 set -euo pipefail
@@ -9,7 +9,7 @@ id=$(kernels_each | awk '$4 != "amd64" { print $1; exit }')
 work=$(mktemp -d)
 trap 'rm -rf "$work"; [ -z "${qpid:-}" ] || kill "$qpid" 2>/dev/null || true' EXIT
 mkfifo "$work/in"
-timeout 120 "$KPROF_TOP/ci/vm-run.sh" "$id" shell <"$work/in" >"$work/out" 2>&1 &
+timeout 120 "$KPROF_TOP/tests/vm/harness/vm-run.sh" "$id" shell <"$work/in" >"$work/out" 2>&1 &
 qpid=$!
 exec 3>"$work/in"
 for _ in $(seq 600); do

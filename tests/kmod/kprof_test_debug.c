@@ -2,7 +2,7 @@
 /*
  * Test-only module: commits, on load, the bug its "bug" parameter names, so
  * that the VM harness can prove that the debug kernel's checkers catch it
- * and that it fails the test (tests/vm/selftest_debug.sh):
+ * and that it fails the test (tests/vm/selftest/selftest_debug.sh):
  *   leak    a kmalloc()ed block whose pointer is dropped (kmemleak)
  *   atomic  a GFP_KERNEL allocation, which may sleep, with a spinlock
  *           held (DEBUG_ATOMIC_SLEEP)

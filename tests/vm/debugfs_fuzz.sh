@@ -7,6 +7,7 @@
 # state must be consistent: every file readable, the knobs set back, traffic
 # measured without loss and the counters agreeing, and both modules unload.
 # No module parameter is writable at run time. The harness scans dmesg.
+# kprof-sets: debug
 . /tests/lib.sh
 
 # Under the debug kernel's checkers a write costs about 12 ms of TCG time

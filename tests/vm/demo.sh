@@ -2,6 +2,7 @@
 # kprofctl per packet and then batched, each drawn as a picture that the
 # host receives in build/vm-out/<kernel>/demo/.
 # kprof-host-check: tests/host/export.sh --svg demo-per-packet.svg demo-batched.svg
+# kprof-kernels: 6.1
 . /tests/lib.sh
 load kprof
 load kprof_pktproc

@@ -16,7 +16,7 @@
 #    pending (coalesced) or under way (busy).
 #
 # The oracle is the kernel's own tracepoints, in a trace instance next to
-# kprofctl irq (tests/vm/thread_match.awk): every tracker sample claims
+# kprofctl irq (tests/vm/lib/thread_match.awk): every tracker sample claims
 # the oldest unserved irq_handler_entry (after it, before the next one; 1 %
 # and 2 may miss), no sample taken when the thread comes back into the
 # middle of its run (late), every entry served; the samples against the

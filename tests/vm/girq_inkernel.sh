@@ -5,6 +5,7 @@
 # float rounding. Then the switch file's states, the probes it attaches,
 # samples beyond girq_agg_slots reported as lost, and unloading with the
 # aggregation on.
+# kprof-sets: core debug
 . /tests/lib.sh
 
 # girq_agg_slots out of range: kprof.ko refuses to load.

@@ -5,6 +5,7 @@
 # 8250 UART's is not: the tracker reports its handler only.
 # kprof-arch: amd64
 # kprof-qemu: -serial mon:stdio -serial null
+# kprof-sets: core
 . /tests/lib.sh
 
 load kprof
@@ -29,7 +30,7 @@ irq_quiet "$irq" >/dev/null
 cp /proc/interrupts /tmp/int0
 cat /proc/[0-9]*/comm >/tmp/comm 2>/dev/null || true
 # 10 KiB: on RT about one IRQ per byte, and 100 KiB make the kernel report
-# "irq 3: nobody cared" by itself (tests/vm/tool_rt_uart.sh).
+# "irq 3: nobody cared" by itself (tests/vm/tools/tool_rt_uart.sh).
 dd if=/dev/zero bs=1k count=10 >&3 2>/dev/null
 irq_quiet "$irq" >/dev/null
 cp /proc/interrupts /tmp/int1

@@ -15,7 +15,7 @@ echo "ttyS1 uses IRQ $irq"
 
 # 200 KiB through the UART (10 KiB on PREEMPT_RT, which raises about one
 # IRQ per byte and reports "nobody cared" by itself above that:
-# tests/vm/tool_rt_uart.sh): every hard IRQ counted, each handler (forced
+# tests/vm/tools/tool_rt_uart.sh): every hard IRQ counted, each handler (forced
 # threading: irq_default_primary_handler, the row "ttyS1 (forced)") woke
 # the irq/N-ttyS1 thread, whose runs of the 8250 driver's handler are timed
 # (the row "ttyS1 (forced handler)").

@@ -2,6 +2,7 @@
 # lock that decides the transition: two writers flipping enable for 5 s
 # leave no reference behind. Afterwards, with traffic and nobody listening,
 # no hook's slow path runs, and rmmod is clean.
+# kprof-sets: debug
 . /tests/lib.sh
 
 load kprof

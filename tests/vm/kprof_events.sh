@@ -1,5 +1,6 @@
 # kprof.ko: static-key gating, events against counters, IRQ-to-thread
 # latency and coalescing, on two devices (queues) over both CPUs.
+# kprof-sets: core
 . /tests/lib.sh
 
 load kprof

@@ -3,6 +3,7 @@
 # percentiles (the same buckets), and the mean to float rounding. Then with
 # streaming into a small buffer whose reader stops for a second, so that it
 # loses events: in-kernel loses none (the module's counters are the oracle).
+# kprof-sets: core
 . /tests/lib.sh
 
 load kprof

@@ -5,6 +5,7 @@
 # while the traffic still runs. Every cycle's readers must exit 0 having
 # read events and lost none; the harness scans dmesg over all cycles. The
 # figure line is what the README's Reliability table is made from.
+# kprof-sets: debug
 . /tests/lib.sh
 
 # 25 cycles on the generic kernels. Where kmemleak watches (the debug

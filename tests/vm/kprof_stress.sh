@@ -3,6 +3,7 @@
 # IRQ hrtimer on each CPU (tests/kmod/kprof_stress.c). No delta may be
 # negative (wrapped to ~1.8e19) or clamped to 0, and the in-kernel max
 # must be the max seen in the events: kprofctl reads them all.
+# kprof-sets: debug
 . /tests/lib.sh
 
 load kprof

@@ -1,5 +1,6 @@
 # Unloading is clean: with events enabled, under traffic on 2 queues, and
 # with debugfs files held open.
+# kprof-sets: core
 . /tests/lib.sh
 
 load kprof

@@ -1,5 +1,6 @@
 # kprofctl latency against pktproc: counts match the module's counters,
 # min/max match the in-kernel histogram, and losses are reported.
+# kprof-sets: core
 . /tests/lib.sh
 
 # Without the module: a clear error, exit 1.

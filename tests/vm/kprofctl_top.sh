@@ -8,7 +8,7 @@
 # kprof-timeout: 300
 . /tests/lib.sh
 command -v tmux >/dev/null || fail "no tmux in the guest"
-export TERM=screen	# the terminfo the guest has (ci/mkinitramfs.sh)
+export TERM=screen	# the terminfo the guest has (tests/vm/harness/mkinitramfs.sh)
 load kprof
 insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=2000 batch=8 irq_coalesce=4 || fail insmod
 

@@ -2,8 +2,8 @@
 # Boot one matrix kernel under QEMU (TCG) with the kprof initramfs and run one
 # tests/vm/ script inside it.
 #
-#   ci/vm-run.sh KERNEL TEST       KERNEL is an id of ci/kernels.list (6.1, arm64-6.12, ...)
-#   ci/vm-run.sh KERNEL shell      an interactive guest shell on this terminal
+#   tests/vm/harness/vm-run.sh KERNEL TEST       KERNEL is an id of ci/kernels.list (6.1, arm64-6.12, ...)
+#   tests/vm/harness/vm-run.sh KERNEL shell      an interactive guest shell on this terminal
 #
 # Exit status (the negative harness tests rely on the distinction):
 #   0 the guest test passed and the console is clean
@@ -21,7 +21,7 @@
 # KPROF_VM_QEMU adds QEMU arguments (make bench: more memory, a disk that
 # carries a file out of the guest).
 set -euo pipefail
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../../../ci/common.sh"
 
 [ $# -eq 2 ] || { echo "usage: $0 KERNEL TEST|shell" >&2; exit 4; }
 id=$1 test=$2
@@ -29,14 +29,15 @@ rel=$(kernel_release "$id") || exit 4
 arch=$(kernel_arch "$id") || exit 4
 vmlinuz=$(vmlinuz_path "$rel")
 [ -s "$vmlinuz" ] || { echo "kprof: no kernel image $vmlinuz; run 'make deps'" >&2; exit 4; }
-if [ "$test" != shell ] && [ ! -f "$KPROF_TOP/tests/vm/$test.sh" ]; then
-	echo "kprof: no guest test tests/vm/$test.sh" >&2
-	exit 4
+script=
+if [ "$test" != shell ]; then
+	script=$(guest_script "$test")
+	[ -n "$script" ] || { echo "kprof: no guest script $test.sh in tests/vm/ or its folders" >&2; exit 4; }
 fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$KPROF_TOP/ci/mkinitramfs.sh" "$rel" "$work/initramfs.cpio.gz" "$arch" || exit 4
+"$KPROF_TOP/tests/vm/harness/mkinitramfs.sh" "$rel" "$work/initramfs.cpio.gz" "$arch" || exit 4
 
 # A test may ask for kernel arguments of its own with a line
 #   # kprof-append: debugfs=off
@@ -46,14 +47,14 @@ trap 'rm -rf "$work"' EXIT
 #   # kprof-timeout: 600
 extra='' qextra=() ttimeout=''
 if [ "$test" != shell ]; then
-	extra=$(sed -n 's/^# kprof-append: //p' "$KPROF_TOP/tests/vm/$test.sh" | tr '\n' ' ')
-	read -r -a qextra <<<"$(sed -n 's/^# kprof-qemu: //p' "$KPROF_TOP/tests/vm/$test.sh" | tr '\n' ' ')"
-	ttimeout=$(sed -n 's/^# kprof-timeout: \([0-9]*\)$/\1/p' "$KPROF_TOP/tests/vm/$test.sh" | head -n 1)
+	extra=$(sed -n 's/^# kprof-append: //p' "$script" | tr '\n' ' ')
+	read -r -a qextra <<<"$(sed -n 's/^# kprof-qemu: //p' "$script" | tr '\n' ' ')"
+	ttimeout=$(sed -n 's/^# kprof-timeout: \([0-9]*\)$/\1/p' "$script" | head -n 1)
 fi
 append="loglevel=5 panic=-1 oops=panic rdinit=/init kprof.test=$test $extra ${KPROF_VM_APPEND:-}"
 # x86: thread=single, because multi-threaded TCG livelocks in the kernel's
 # text patching (static keys) under a high IRQ-thread wakeup rate; see
-# tests/vm/tool_textpoke_hang.sh for the reproducer. armhf: thread=multi,
+# tests/vm/tools/tool_textpoke_hang.sh for the reproducer. armhf: thread=multi,
 # because with single-threaded TCG the armmp kernel never gets past
 # bringing up CPU1.
 tcg_default=single
@@ -177,7 +178,7 @@ host_check() {
 	[ "${KPROF_VM_HOST_CHECK:-on}" != off ] || return 0
 	while read -r cmd; do
 		(cd "$outdir" && eval "\"\$KPROF_TOP\"/$cmd") || return 1
-	done < <(sed -n 's/^# kprof-host-check: //p' "$KPROF_TOP/tests/vm/$test.sh" 2>/dev/null)
+	done < <(sed -n 's/^# kprof-host-check: //p' "$script" 2>/dev/null)
 }
 
 case "$verdict" in

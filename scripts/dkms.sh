@@ -2,9 +2,9 @@
 # 'make dkms': one of kprof's DKMS modules from this checkout, the way the
 # kprof-dkms package installs it: the tree in /usr/src/<module>-<version>,
 # then dkms add, build and install for the running kernel, or for KREL.
-#   [KREL=<release>] ci/dkms.sh kprof|kprof-samples
+#   [KREL=<release>] scripts/dkms.sh kprof|kprof-samples
 set -euo pipefail
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../ci/common.sh"
 # make's state and the variables it exports ('make dkms SAMPLES=1
 # KERNELRELEASE=...') must not reach the make that DKMS runs: kprof's own
 # build would then build the samples too.

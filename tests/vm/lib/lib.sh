@@ -34,7 +34,7 @@ load() {
 }
 
 # ship FILE [NAME]: hand FILE to the host over the console, base64 between
-# markers with its md5sum; ci/vm-run.sh writes it to
+# markers with its md5sum; tests/vm/harness/vm-run.sh writes it to
 # build/vm-out/<kernel>/<test>/NAME and checks the sum.
 ship() {
 	echo "KPROF-FILE-BEGIN ${2:-$(basename "$1")}"
@@ -271,7 +271,7 @@ use_32bit() {
 	"$2" --version >/dev/null || fail "$(basename "$1") does not run on this kernel: $("$2" --version 2>&1)"
 }
 
-# use_kprofctl32: the 32-bit static kprofctl (ci/mkinitramfs.sh: armhf in
+# use_kprofctl32: the 32-bit static kprofctl (tests/vm/harness/mkinitramfs.sh: armhf in
 # arm64 guests, i386 in amd64 ones) in kprofctl's place.
 use_kprofctl32() { use_32bit /usr/local/bin/kprofctl32 kprofctl; }
 
@@ -288,6 +288,6 @@ expect_aggregation_owned() {
 	cat /tmp/owned.err
 }
 
-# use_kprofctl32_dyn: the dynamic 32-bit kprofctl (ci/mkinitramfs.sh: with
+# use_kprofctl32_dyn: the dynamic 32-bit kprofctl (tests/vm/harness/mkinitramfs.sh: with
 # its libraries) in kprofctl-dyn's place.
 use_kprofctl32_dyn() { use_32bit /usr/local/bin/kprofctl32-dyn kprofctl-dyn; }

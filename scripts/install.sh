@@ -10,7 +10,7 @@
 #        PREFIX/share/kprof/RELEASE/ (see samples/oot/Makefile).
 # Test-only modules are never installed.
 set -euo pipefail
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../ci/common.sh"
 
 rel=$1 destdir=$2 prefix=$3 what=${4:-all}
 if [ -z "$rel" ] && [ -n "${KDIR:-}" ]; then

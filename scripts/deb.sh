@@ -4,7 +4,7 @@
 # warnings are shown). The packages land in build/deb/:
 #   kprofctl, kprof-dev, kprof-dkms, kprof-samples-dkms
 set -euo pipefail
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../ci/common.sh"
 
 version=$(dpkg-parsechangelog -l "$KPROF_TOP/debian/changelog" -S Version)
 out=$KPROF_BUILD/deb

@@ -1,7 +1,7 @@
 # Harness self-test on the debug kernel: the script passes, but the module
 # commits the bug that kprof.bug= on the kernel command line names (leak,
 # atomic, shift, uaf; KPROF_VM_APPEND), which the kernel's checkers report.
-# ci/vm-run.sh must exit 2 (console not clean).
+# tests/vm/harness/vm-run.sh must exit 2 (console not clean).
 . /tests/lib.sh
 bug=$(kernel_arg kprof.bug)
 [ -n "$bug" ] || fail "no kprof.bug= on the kernel command line"

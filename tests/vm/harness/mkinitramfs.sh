@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the test guest's initramfs for one kernel release:
-#   busybox-static, ci/guest-init as /init, the modules built for that
+#   busybox-static, tests/vm/harness/guest-init as /init, the modules built for that
 #   release (build/modules/<rel>/*.ko -> /lib/kprof), the kernel's own
 #   modules some tests load (-> /lib/kmods), the static kprofctl
 #   (-> /usr/local/bin) and the tests/vm/ scripts (-> /tests), all for the
@@ -9,9 +9,9 @@
 #   the armhf or i386 kprofctl, as kprofctl32, and the dynamic one, as
 #   kprofctl32-dyn, with its libraries; arm64 guests also trace-cmd.
 #
-#   ci/mkinitramfs.sh RELEASE OUTPUT.cpio.gz [ARCH]
+#   tests/vm/harness/mkinitramfs.sh RELEASE OUTPUT.cpio.gz [ARCH]
 set -euo pipefail
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../../../ci/common.sh"
 
 rel=${1:?usage: mkinitramfs.sh RELEASE OUTPUT}
 out=${2:?usage: mkinitramfs.sh RELEASE OUTPUT}
@@ -53,7 +53,7 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,lib/kprof,usr/local/bin,tests}
 cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
-install -m 0755 "$KPROF_TOP/ci/guest-init" "$root/init"
+install -m 0755 "$KPROF_TOP/tests/vm/harness/guest-init" "$root/init"
 cp "$mods"/*.ko "$root/lib/kprof/"
 # The kernel's own modules the tests may load (ci/deps.sh: GUEST_KMODS).
 mkdir -p "$root/lib/kmods"
@@ -100,7 +100,9 @@ if foreign_tracecmd_arches | grep -qx "$arch"; then
 	cp "$sysroot/usr/bin/trace-cmd" "$root/usr/local/bin/"
 	copy_foreign_libs "$sysroot" "$(multiarch_of "$arch")" "$root" "$sysroot/usr/bin/trace-cmd"
 fi
-cp "$KPROF_TOP"/tests/vm/*.sh "$KPROF_TOP"/tests/vm/*.awk "$root/tests/"
+# Every guest script and helper, side by side in /tests (/tests/lib.sh).
+mapfile -t scripts < <(guest_scripts)
+cp "${scripts[@]}" "$KPROF_TOP"/tests/vm/lib/* "$root/tests/"
 # Files a host test hands its guest (tests/host/dkms.sh: modules DKMS built).
 if [ -n "${KPROF_VM_EXTRA:-}" ]; then
 	mkdir -p "$root/extra"

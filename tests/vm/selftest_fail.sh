@@ -1,3 +1,0 @@
-# Harness self-test: a guest script that fails. ci/vm-run.sh must exit 1.
-echo "this guest test fails on purpose"
-false

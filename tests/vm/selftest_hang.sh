@@ -1,2 +1,0 @@
-# Harness self-test: a guest that never reports. ci/vm-run.sh must exit 3.
-while :; do sleep 1; done
