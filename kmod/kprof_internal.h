@@ -145,6 +145,26 @@ struct kprof_dev {
 	bool agg_on;
 };
 
+static inline unsigned int kprof_nr_kinds(const struct kprof_dev *dev)
+{
+	return KPROF_K_SPAN0 + dev->nr_spans;
+}
+
+/*
+ * Hook calls kprof ignores (kprof/misuse): on a NULL or ERR_PTR() device (a
+ * driver whose registration failed and that treats kprof as optional), in
+ * NMI (where dev->lock could be the one the interrupted code holds), or
+ * with a span id the device did not register. Counted, never warned about:
+ * a hook is a hot path, and panic_on_warn makes a WARN fatal.
+ */
+struct kprof_misuse {
+	unsigned long null_dev;
+	unsigned long nmi;
+	unsigned long bad_span;
+};
+
+DECLARE_PER_CPU(struct kprof_misuse, kprof_misuse);
+
 /*
  * kprof's own top-level debugfs files: each is created by its name from
  * kprof_top_files[] (KPROF_FILE()), and no device may take any of these
@@ -172,11 +192,23 @@ int kprof_key_get(void);
 void kprof_key_put(void);
 bool kprof_name_reserved(const char *name);
 
-/* kprof_dev.c */
+/* kprof_dev.c: the registry */
+extern struct list_head kprof_devices;	/* under kprof_dev_mutex */
+extern struct mutex kprof_dev_mutex;
 void kprof_devs_reset_inflight(void);
 void kprof_dev_reset_stats(struct kprof_dev *dev);
+
+/* kprof_hooks.c: the hooks' slow paths and the events (kprof_misuse above) */
+
+/* kprof_debugfs.c: the devices' files */
+extern const char * const kprof_kind_names[KPROF_K_SPAN0];
 void kprof_devs_init(struct dentry *root);
-void kprof_devs_exit(void);
+void kprof_dev_files(struct kprof_dev *dev);
+
+/* kprof_agg.c: in-kernel aggregation, shared with the IRQ tracker */
+extern struct kprof_agg_ctl kprof_dev_agg;	/* kprof/aggregate */
+int kprof_dev_agg_attach(struct kprof_dev *dev);
+void kprof_dev_agg_exit(void);
 void kprof_agg_file(struct dentry *root, const char *name, struct kprof_agg_ctl *ctl);
 void kprof_hist_copy(raw_spinlock_t *lock, struct kprof_hist *dst,
 		     const struct kprof_hist *src);
@@ -185,7 +217,7 @@ void kprof_hist_print(struct seq_file *m, const struct kprof_hist *h);
 /* kprof_bench.c */
 void kprof_bench_init(struct dentry *root);
 
-/* kprof_irq.c: the generic IRQ tracker */
+/* kprof_girq.c: the generic IRQ tracker (girq) */
 int kprof_girq_check_params(void);
 void kprof_girq_init(struct dentry *root);
 void kprof_girq_start(void);

@@ -179,7 +179,7 @@ static void __exit kprof_exit(void)
 	kprof_girq_exit();
 	debugfs_remove_recursive(kprof_debugfs_root);
 	kprof_girq_free();
-	kprof_devs_exit();
+	kprof_dev_agg_exit();
 
 	mutex_lock(&key_mutex);
 	if (collect_enabled) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kprof's tracepoints. Only kprof.ko emits them (kmod/kprof_dev.c defines
+ * kprof's tracepoints. Only kprof.ko emits them (kmod/kprof_hooks.c defines
  * CREATE_TRACE_POINTS); drivers reach them through the inline hooks of
  * <kprof/kprof.h>, which cost a NOP while nobody listens.
  *
@@ -160,7 +160,7 @@ TRACE_EVENT_FN(kprof_span,
 );
 
 /*
- * The generic IRQ tracker (kmod/kprof_irq.c): any IRQ of any driver, no
+ * The generic IRQ tracker (kmod/kprof_girq.c): any IRQ of any driver, no
  * instrumentation needed. Enabling any kprof_girq_* event attaches kprof's
  * probes to the kernel's irq:irq_handler_entry/exit and sched:sched_waking
  * tracepoints, and its kprobes on the IRQ core's thread runs and on
