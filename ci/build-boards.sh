@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The static kprofctl for every other architecture of the matrix, built the
-# way the README's "On your board" section says ('make static ARCH=...'),
+# way the README's "Use it on your board" section says ('make static ARCH=...'),
 # in the chroot of $KPROF_CROSS_SUITE, which has Debian's cross compilers and
 # the multiarch libtracefs/libtraceevent static libraries.
 set -euo pipefail

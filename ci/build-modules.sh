@@ -101,7 +101,7 @@ else
 			build_one "/lib/modules/$rel/build" "$rel" "$suite"
 			continue
 		fi
-		# A board's build, exactly as the README's "On your board" says,
+		# A board's build, exactly as the README's "Use it on your board" says,
 		# with Debian's headers for that architecture as the board's tree.
 		"$KPROF_TOP/ci/chroot.sh" "$suite" run make -C "$KPROF_TOP" modules \
 			KDIR="/usr/src/linux-headers-$rel" ARCH="$(kbuild_arch "$arch")" \

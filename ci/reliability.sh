@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The README's "Reliability" table, made from what the last 'make check'
-# printed (never typed in): the KPROF-FIGURE lines of the guests' logs
-# (build/vm-logs/<kernel>/<test>.log) and the sanitizer build's logs.
-#   ci/reliability.sh            print the table
-#   ci/reliability.sh --readme   replace the README's table with it
+# The "Reliability" table of doc/testing.md, made from what the last
+# 'make check' printed (never typed in): the KPROF-FIGURE lines of the
+# guests' logs (build/vm-logs/<kernel>/<test>.log) and the sanitizer
+# build's logs.
+#   ci/reliability.sh           print the table
+#   ci/reliability.sh --write   replace doc/testing.md's table with it
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 logs=$KPROF_BUILD/vm-logs
@@ -117,14 +118,14 @@ table() {
 	done
 }
 
-if [ "${1:-}" = --readme ]; then
+if [ "${1:-}" = --write ]; then
 	t=$(mktemp)
 	table >"$t"
 	awk -v f="$t" '
 		/^<!-- reliability:begin/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
 		/^<!-- reliability:end/ { skip = 0 }
-		!skip' "$KPROF_TOP/README.md" >"$t.readme"
-	mv "$t.readme" "$KPROF_TOP/README.md"
+		!skip' "$KPROF_TOP/doc/testing.md" >"$t.doc"
+	mv "$t.doc" "$KPROF_TOP/doc/testing.md"
 	rm -f "$t"
 else
 	table

@@ -14,7 +14,7 @@
  *   - a token split into two writes on the same open file (partial writes);
  *   - a token written at a random offset (pwrite).
  * Each write must be accepted in full, or fail with one of the errors
- * kprof's README documents: EINVAL or ERANGE (a value refused), ENOMEM (an
+ * doc/module.md documents: EINVAL or ERANGE (a value refused), ENOMEM (an
  * allocation the value asked for failed), EBUSY (kprof/bench while kprof is
  * in use), ESPIPE (a write at an offset to a file that has none). Anything
  * else, a short write included, is reported with its input and fails the

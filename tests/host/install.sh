@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 'make install' into a staging root puts every piece where README says.
+# 'make install' into a staging root puts every piece where the README and doc/install.md say.
 set -euo pipefail
 . "$(dirname "$0")/../../ci/common.sh"
 read -r id rel _ < <(kernels_each | head -n 1)
@@ -21,7 +21,7 @@ grep -q 'extra/kprof_pktproc.ko: extra/kprof.ko' "$dest/lib/modules/$rel/modules
 "$dest/usr/local/bin/kprofctl" --version
 echo "install into a staging root: ok ($id, $rel)"
 
-# A board of another architecture: the README's "On your board" staging
+# A board of another architecture: the "On a board" staging of doc/install.md
 # command, with Debian's headers (in the cross chroot) as the board's tree.
 while read -r id rel suite arch; do
 	[ "$arch" != amd64 ] || continue

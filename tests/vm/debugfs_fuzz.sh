@@ -3,7 +3,7 @@
 # file of kprof and kprof_pktproc, from two writers at once (kprof-wfuzz:
 # random bytes and lengths, partial writes, huge, negative and non-numeric
 # values, writes at offsets), while traffic runs. Every write is accepted or
-# fails with a documented errno (README, "Writing to kprof's files"). Then the
+# fails with a documented errno (doc/module.md, "Writing to kprof's files"). Then the
 # state must be consistent: every file readable, the knobs set back, traffic
 # measured without loss and the counters agreeing, and both modules unload.
 # No module parameter is writable at run time. The harness scans dmesg.

@@ -79,8 +79,8 @@ phase() {
 	idle=$(($(g idle_runs) - idle0))
 	# A request made after the IRQ core took its thread's IRQTF_RUNTHREAD
 	# and before the run probe is coalesced into that run, though the next
-	# run serves it, which is then idle to the tracker (README, "Sleeping
-	# handlers"); idle_runs counts every IRQ's.
+	# run serves it, which is then idle to the tracker (doc/kprofctl.md: the limits of
+	# the per-IRQ table); idle_runs counts every IRQ's.
 	[ "$samples" -le "$events" ] && [ "$events" -le $((samples + idle)) ] ||
 		fail "$what: $samples tracker samples, $events thread runs (the line's events), $idle idle runs"
 	echo "ok: $what: $samples tracker samples, $events thread runs (the line's events), $idle idle runs of any IRQ"

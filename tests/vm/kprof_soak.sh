@@ -4,7 +4,7 @@
 # instances, kprof/enable flipped meanwhile, then both modules removed
 # while the traffic still runs. Every cycle's readers must exit 0 having
 # read events and lost none; the harness scans dmesg over all cycles. The
-# figure line is what the README's Reliability table is made from.
+# figure line is what doc/testing.md's Reliability table is made from.
 # kprof-sets: debug
 . /tests/lib.sh
 
