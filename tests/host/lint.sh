@@ -59,6 +59,11 @@ lint_shell() {
 	[ ${#host[@]} -gt 0 ] && [ ${#guest[@]} -gt 0 ] || die "no shell scripts found under $KPROF_TOP"
 	shellcheck -f gcc -e "$SHELL_EXCLUDE" "${host[@]}" || rc=1
 	shellcheck -f gcc -s dash -e "$SHELL_EXCLUDE,$GUEST_EXCLUDE" "${guest[@]}" || rc=1
+	# One line's exception says why, on the same line.
+	if grep -n -E '# shellcheck disable=[A-Z0-9,]+ *$' "${host[@]}" "${guest[@]}"; then
+		echo "a shellcheck exception without its reason (# shellcheck disable=SCnnnn # why)"
+		rc=1
+	fi
 	[ $rc = 0 ] || { echo "FAIL: shellcheck (exceptions: tests/host/lint.sh)"; exit 1; }
 	echo "PASS: shellcheck: ${#host[@]} host and ${#guest[@]} guest scripts"
 }
