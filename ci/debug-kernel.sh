@@ -39,7 +39,10 @@ release() {
 	echo "${v%%-*}$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' "$FRAGMENT")"
 }
 
-key() { echo "$(source_version)-$(sha256sum "$FRAGMENT" | cut -c1-12)"; }
+# fragment_options: the fragment's settings, without its comments (a
+# comment's edit does not rebuild the kernel).
+fragment_options() { grep -E '^(CONFIG_|# CONFIG_.* is not set$)' "$FRAGMENT"; }
+key() { echo "$(source_version)-$(fragment_options | sha256sum | cut -c1-12)"; }
 
 # check_config DIR: every option the fragment sets survived olddefconfig.
 check_config() {
