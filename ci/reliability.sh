@@ -95,7 +95,7 @@ table() {
 		passed=$(results "^vm\\.$id\\." | grep -c ' passed$' || true)
 		failed=$(results "^vm\\.$id\\." | grep -c ' failed$' || true)
 		[ $((passed + failed)) -gt 0 ] || continue
-		echo "| Debug kernel $id | the debug set of VM tests (`# kprof-sets: debug`: the enable key, hook races, the IRQ tracker, fuzzing, soak) under KASAN, lockdep, PROVE_RCU, DEBUG_ATOMIC_SLEEP, debugobjects, kmemleak, UBSAN, KFENCE, DEBUG_LIST and the lockup detectors | $passed passed, $failed failed |"
+		echo "| Debug kernel $id | the debug set of VM tests (the tests tagged kprof-sets debug: the enable key, hook races, the IRQ tracker, fuzzing, soak) under KASAN, lockdep, PROVE_RCU, DEBUG_ATOMIC_SLEEP, debugobjects, kmemleak, UBSAN, KFENCE, DEBUG_LIST and the lockup detectors | $passed passed, $failed failed |"
 		bugs=$(results "^vm\\.harness\\.$id\\." | awk '$2 == "passed" { n = split($1, a, "."); print a[n] }' | paste -sd, - | sed 's/,/, /g')
 		[ -z "$bugs" ] || echo "| Checkers catch bugs on $id | a test module leaks, sleeps in atomic context, shifts out of bounds, reads freed memory | the harness failed the test for each of: $bugs |"
 	done < <(awk '$2 == "debug" { print $1 }' "$KPROF_TOP/ci/kernels.list")
