@@ -20,7 +20,7 @@ KDIR     ?=
 KERNELS  ?=
 export KPROF_KERNEL_IDS := $(KERNELS)
 # The kernel make demo boots: the matrix's first entry.
-DEMO_KERNEL := $(shell awk '$$1 !~ /^\#/ && NF { print $$1; exit }' ci/kernels.list)
+DEMO_KERNEL := $(shell bash -c '. ci/common.sh && demo_kernel')
 PREFIX   ?= /usr/local
 CMAKE    ?= cmake
 
