@@ -17,7 +17,7 @@ DEMO_PKGS=(
 # What the tests, the other architectures, the sanitizers and the packages add.
 PKGS=(
 	"${DEMO_PKGS[@]}" clang libclang-rt-14-dev libtracecmd-dev libboost-test-dev
-	qemu-system-arm qemu-system-misc curl trace-cmd mmdebstrap
+	qemu-system-arm qemu-system-misc curl trace-cmd mmdebstrap zstd
 	librsvg2-bin libxml2-utils man-db groff-base tmux shellcheck
 	debhelper dh-dkms lintian
 )
@@ -195,6 +195,20 @@ unpack_vmlinuz() {
 	return 1
 }
 
+# pvh_image REL: the PVH image of an x86 kernel (common.sh's pvh_path),
+# unpacked once from its bzImage; none for a kernel without a PVH entry.
+pvh_image() {
+	local vmlinuz pvh
+	vmlinuz=$(vmlinuz_path "$1")
+	pvh=$(pvh_path "$1")
+	[ ! -s "$pvh" ] || return 0
+	if unpack_bzimage "$vmlinuz" "$pvh.tmp" && has_pvh "$pvh.tmp"; then
+		mv "$pvh.tmp" "$pvh"
+	else
+		rm -f "$pvh.tmp"
+	fi
+}
+
 # The kernel's own modules some guest tests load (virtio-blk; gpio-sim, a
 # real driver behind a threaded IRQ), in load order. Those the kernel has
 # built in, or does not have, are simply absent.
@@ -254,14 +268,17 @@ install_promtool() {
 # downloads and unpacks the other kernels (the network, dpkg). Its build
 # packages go into the chroot first, so that no two apt runs share a dpkg.
 # It runs in a session of its own, so that a failure here stops all of it.
+# KPROF_DEBUG_BUILD=later leaves the build to the caller (ci/check.sh,
+# which runs it beside the other builds).
 debug_pid=
 stop_debug_build() { [ -z "$debug_pid" ] || kill -- -"$debug_pid" 2>/dev/null || true; }
-debug_ids=$(kernels_each | while read -r id _; do [ "$(kernel_flavour "$id")" != debug ] || echo "$id"; done)
-if [ -n "$debug_ids" ]; then
+if [ -n "$(debug_ids)" ]; then
 	"$KPROF_TOP/ci/debug-kernel.sh" deps
-	setsid -w "$KPROF_TOP/ci/timed.sh" deps:debug-kernel "$KPROF_TOP/ci/debug-kernel.sh" build &
-	debug_pid=$!
-	trap stop_debug_build EXIT
+	if [ "${KPROF_DEBUG_BUILD:-now}" != later ]; then
+		setsid -w "$KPROF_TOP/ci/timed.sh" deps:debug-kernel "$KPROF_TOP/ci/debug-kernel.sh" build &
+		debug_pid=$!
+		trap stop_debug_build EXIT
+	fi
 fi
 
 kernels_start=$(date +%s)
@@ -276,12 +293,14 @@ while read -r id rel suite arch; do
 	pa=
 	[ "$arch" = amd64 ] || pa=:$arch
 	guest_kmods "$id" "$rel" "$suite" "$pa"
-	[ -s "$vmlinuz" ] && continue
-	mkdir -p "$(dirname "$vmlinuz")"
-	unpack_vmlinuz "$(fetch_deb "$suite" "linux-image-$rel$pa")" "$rel" "$vmlinuz" ||
-		unpack_vmlinuz "$(fetch_deb "$suite" "linux-binary-$rel$pa")" "$rel" "$vmlinuz" ||
-		die "no vmlinuz in linux-image-$rel or linux-binary-$rel"
-	info "kernel $id: $rel ($vmlinuz)"
+	if [ ! -s "$vmlinuz" ]; then
+		mkdir -p "$(dirname "$vmlinuz")"
+		unpack_vmlinuz "$(fetch_deb "$suite" "linux-image-$rel$pa")" "$rel" "$vmlinuz" ||
+			unpack_vmlinuz "$(fetch_deb "$suite" "linux-binary-$rel$pa")" "$rel" "$vmlinuz" ||
+			die "no vmlinuz in linux-image-$rel or linux-binary-$rel"
+		info "kernel $id: $rel ($vmlinuz)"
+	fi
+	[ "$arch" != amd64 ] || pvh_image "$rel"
 done < <(kernels_each)
 
 mkdir -p "$KPROF_BUILD"

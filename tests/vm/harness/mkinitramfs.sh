@@ -9,7 +9,10 @@
 #   the armhf or i386 kprofctl, as kprofctl32, and the dynamic one, as
 #   kprofctl32-dyn, with its libraries; arm64 guests also trace-cmd.
 #
-#   tests/vm/harness/mkinitramfs.sh RELEASE OUTPUT.cpio.gz [ARCH]
+#   tests/vm/harness/mkinitramfs.sh RELEASE OUTPUT.cpio [ARCH]
+#
+# The archive is not compressed: a guest under TCG unpacks 34 MB of cpio
+# faster than it inflates 15 MB of gzip (0.5 to 1 s a boot).
 set -euo pipefail
 . "$(dirname "$0")/../../../ci/common.sh"
 
@@ -110,5 +113,5 @@ if [ -n "${KPROF_VM_EXTRA:-}" ]; then
 fi
 # A console node must exist before devtmpfs is mounted.
 mknod -m 600 "$root/dev/console" c 5 1
-(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 >"$out.tmp"
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$out.tmp"
 mv "$out.tmp" "$out"
