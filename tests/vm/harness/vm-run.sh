@@ -29,6 +29,10 @@ rel=$(kernel_release "$id") || exit 4
 arch=$(kernel_arch "$id") || exit 4
 vmlinuz=$(vmlinuz_path "$rel")
 [ -s "$vmlinuz" ] || { echo "kprof: no kernel image $vmlinuz; run 'make deps'" >&2; exit 4; }
+# x86 guests boot the uncompressed image through its PVH entry where there
+# is one (ci/common.sh: pvh_path), the bzImage elsewhere.
+image=$vmlinuz
+[ "$arch" != amd64 ] || [ ! -s "$(pvh_path "$rel")" ] || image=$(pvh_path "$rel")
 script=
 if [ "$test" != shell ]; then
 	script=$(guest_script "$test")
@@ -37,7 +41,7 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$KPROF_TOP/tests/vm/harness/mkinitramfs.sh" "$rel" "$work/initramfs.cpio.gz" "$arch" || exit 4
+"$KPROF_TOP/tests/vm/harness/mkinitramfs.sh" "$rel" "$work/initramfs.cpio" "$arch" || exit 4
 
 # A test may ask for kernel arguments of its own with a line
 #   # kprof-append: debugfs=off
@@ -95,7 +99,7 @@ s390x)
 esac
 command -v "${qemu[0]}" >/dev/null || { echo "kprof: ${qemu[0]} missing; run 'make deps'" >&2; exit 4; }
 read -r -a qenv <<<"${KPROF_VM_QEMU:-}"
-qemu+=(-smp 2 -nographic -no-reboot -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz" "${qextra[@]}" "${qenv[@]}")
+qemu+=(-smp 2 -nographic -no-reboot -kernel "$image" -initrd "$work/initramfs.cpio" "${qextra[@]}" "${qenv[@]}")
 
 if [ "$test" = shell ]; then
 	echo "kprof: booting $rel; the guest shell's 'poweroff -f' (or Ctrl-A X) quits" >&2
@@ -109,13 +113,27 @@ timeout=${ttimeout:-180}
 # The debug kernel's checkers make a guest 2-3 times slower under TCG.
 [ "$flavour" != debug ] || timeout=$((timeout * 2))
 timeout=${KPROF_VM_TIMEOUT:-$timeout}
-start=$(date +%s)
-set +e
-timeout --kill-after=5 "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1
-qrc=$?
-set -e
-elapsed=$(($(date +%s) - start))
-tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+# boot: run the guest, its console into $log; qrc, elapsed.
+boot() {
+	start=$(date +%s)
+	set +e
+	timeout --kill-after=5 "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1
+	qrc=$?
+	set -e
+	elapsed=$(($(date +%s) - start))
+	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
+}
+boot
+# A guest that powered off cleanly (init's poweroff; a panic reboots)
+# without its init's first line: the console lost the guest's output (seen
+# once in CI, on 6.1: nothing after 2 s of boot but the power-off 11 s
+# later), and no test code has run visibly. The verdict is unknown rather
+# than failed: one more boot, said here, with the lost console kept.
+if [ "$qrc" = 0 ] && ! grep -q -a '^KPROF-BOOT:' "$log" && grep -q -a 'reboot: Power down' "$log"; then
+	mv "$log" "$log.lost"
+	echo "kprof: $id/$test: the console lost the guest's output (qemu exit 0, no KPROF-BOOT line; $log.lost); booting once more"
+	boot
+fi
 
 # Everything the test printed, without the boot noise or the dmesg dump.
 show_test_output() {
