@@ -122,14 +122,10 @@ sanitize: $(BUILD)/sanitize/CMakeCache.txt
 	$(CMAKE) --build $(BUILD)/sanitize -j $(JOBS)
 	cd $(BUILD)/sanitize && ctest --output-on-failure -j $(JOBS)
 
-# Each phase's time goes to build/check-times.txt, and is printed at the end.
+# deps, build, sanitize and the tests, the debug kernel's build beside the
+# others; each phase's time goes to build/check-times.txt, printed at the end.
 check:
-	bash ci/timed.sh start
-	bash ci/timed.sh deps $(MAKE) deps
-	bash ci/timed.sh build $(MAKE) build
-	bash ci/timed.sh sanitize $(MAKE) sanitize
-	bash ci/timed.sh tests sh -c 'cd $(BUILD)/host && ctest --output-on-failure -j $(JOBS)'; \
-		rc=$$?; bash ci/timed.sh report; exit $$rc
+	JOBS="$(JOBS)" bash ci/check.sh
 
 unit: userspace
 	cd $(BUILD)/host && ctest --output-on-failure -L unit
