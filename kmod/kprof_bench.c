@@ -277,7 +277,8 @@ static int bench_show(struct seq_file *m, void *v)
 {
 	int s;
 
-	mutex_lock(&bench_mutex);
+	if (mutex_lock_interruptible(&bench_mutex))
+		return -EINTR;
 	if (!result.iters) {
 		seq_puts(m, "no run yet: write an iteration count, e.g. 1000000\n");
 		goto out;
@@ -321,7 +322,13 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 		return ret;
 	if (!n || n > BENCH_MAX_ITERS)
 		return -EINVAL;
-	mutex_lock(&bench_mutex);
+	/*
+	 * Interruptible: a second writer waits here for as long as a run
+	 * lasts (minutes for 10^8 iterations under a debug kernel), which
+	 * an uninterruptible wait turns into a hung-task report.
+	 */
+	if (mutex_lock_interruptible(&bench_mutex))
+		return -EINTR;
 	ret = bench_run(n);
 	mutex_unlock(&bench_mutex);
 	return ret ? ret : count;

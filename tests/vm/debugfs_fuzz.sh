@@ -14,7 +14,10 @@
 # (open, write, close), so there a tenth: 1,000 writes per file, and 10 to
 # bench. The generic full entries take the 10,000 the issue asks for.
 writes=10000 bench_writes=30
-! debug_kernel || { writes=1000 bench_writes=10; }
+# The debug kernel fuzzes bench's parser in round 1 only: a fuzzed valid
+# count (up to 10^8 iterations) is a run of many minutes under its checkers
+# and TCG (CI, 4 December 2026: one still running after 1,000 s).
+! debug_kernel || { writes=1000 bench_writes=0; }
 load kprof
 insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=500 || fail "insmod pktproc"
 kprofctl enable 'kprof:*' >/dev/null	# every kprof event on, in kprofctl's instance
@@ -63,7 +66,8 @@ knobs_off
 # shellcheck disable=SC2086 # one argument per file
 fuzz /tmp/idle.out -n $((writes / 10)) -s $((seed + 1)) $(echo "$files" | grep -v "^$KP/bench$")
 knobs_off	# as round 2 left them
-fuzz /tmp/bench.out -n "$bench_writes" -s $((seed + 2)) "$KP/bench"
+: >/tmp/bench.out
+[ "$bench_writes" = 0 ] || fuzz /tmp/bench.out -n "$bench_writes" -s $((seed + 2)) "$KP/bench"
 took=$(($(date +%s) - start))
 total=$(cat /tmp/busy.out /tmp/idle.out /tmp/bench.out | sed -n 's/^wfuzz: \([0-9]*\) writes.*/\1/p' |
 	awk '{ s += $1 } END { print s }')

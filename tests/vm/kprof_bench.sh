@@ -43,4 +43,20 @@ echo 1 >"$KP/enable"
 if echo 1000 >"$KP/bench" 2>/dev/null; then fail "bench ran while kprof was listening"; fi
 echo "ok: bench refuses to run while enable=1"
 echo 0 >"$KP/enable"
+
+# A second writer waits for a running bench interruptibly (state S, not D:
+# a D wait as long as a run is a hung-task report), and a signal ends both
+# the wait and the run (EINTR).
+sh -c "echo 100000000 >$KP/bench" 2>/dev/null &
+run=$!
+sleep 1
+sh -c "echo 1000 >$KP/bench" 2>/dev/null &
+waiter=$!
+sleep 1
+state() { sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status"; }
+expect_eq "the waiting writer's state" "$(state $waiter)" S
+kill $waiter $run
+if wait $waiter; then fail "the interrupted wait succeeded"; fi
+if wait $run; then fail "the interrupted run succeeded"; fi
+echo "ok: a wait for a running bench is interruptible, and so is the run"
 rmmod kprof
