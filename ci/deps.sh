@@ -195,6 +195,31 @@ unpack_vmlinuz() {
 	return 1
 }
 
+# has_pvh ELF: the kernel image has a PVH entry point (the ELF note
+# XEN_ELFNOTE_PHYS32_ENTRY, type 18).
+has_pvh() { readelf -n "$1" 2>/dev/null | grep -q 'Unknown note type: (0x00000012)'; }
+
+# unpack_bzimage BZIMAGE OUT: the vmlinux inside an x86 bzImage, from the
+# payload that the boot protocol's header locates (Documentation/arch/x86/
+# boot.rst: setup_sects at 0x1f1, payload_offset at 0x248, payload_length at
+# 0x24c; the payload ends with the 4-byte uncompressed size); false if it is
+# no bzImage or its compression is not gzip, xz or zstd.
+unpack_bzimage() {
+	local in=$1 out=$2 setup start len magic dec
+	[ "$(dd if="$in" bs=1 skip=514 count=4 status=none)" = HdrS ] || return 1
+	setup=$(od -An -tu1 -j 0x1f1 -N1 "$in" | tr -d ' ')
+	[ "$setup" != 0 ] || setup=4
+	start=$(((setup + 1) * 512 + $(od -An -tu4 --endian=little -j 0x248 -N4 "$in" | tr -d ' ')))
+	len=$(od -An -tu4 --endian=little -j 0x24c -N4 "$in" | tr -d ' ')
+	magic=$(od -An -tx1 -j "$start" -N4 "$in" | tr -d ' ')
+	case "$magic" in
+	1f8b*) dec="gzip -dc" ;;
+	fd377a58) dec="xz -dc --single-stream" ;;
+	28b52ffd) dec="zstd -dcq" ;;
+	*) return 1 ;;
+	esac
+	dd if="$in" iflag=skip_bytes,count_bytes skip="$start" count=$((len - 4)) bs=64K status=none | $dec >"$out"
+}
 # pvh_image REL: the PVH image of an x86 kernel (common.sh's pvh_path),
 # unpacked once from its bzImage; none for a kernel without a PVH entry.
 pvh_image() {
