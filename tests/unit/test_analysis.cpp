@@ -176,3 +176,44 @@ BOOST_AUTO_TEST_CASE(only_the_irqs_asked_for_hit)
 	BOOST_TEST(an.sample(thread_sample(2011000, 2001000), "kprof_pktproc"));
 	BOOST_TEST(an.hits() == 2u);
 }
+
+// The budget: past its share a CPU drops its oldest events before the
+// horizon, counted, and an analysis that needed them says the budget did it.
+BOOST_AUTO_TEST_CASE(budget_bounds_each_cpu_and_says_so)
+{
+	Analyzer an(1000);	// 1 us
+	const auto sw = ev(CtxEvent::Switch, 0, 0, 45, "swapper/0", "kworker/0:1", 120, 120);
+	const uint64_t one = Analyzer::context_bytes(sw);
+	an.budget(2 * 4 * one, 2);	// four events per CPU
+	for (uint64_t t = 1000; t <= 10000; t += 1000) {
+		auto e = sw;
+		e.ts = t;
+		an.context(e);
+	}
+	BOOST_TEST(an.trimmed() == 6u);
+	auto quiet = sw;
+	quiet.cpu = 1;
+	an.context(quiet);	// CPU 1's share is its own
+	BOOST_TEST(an.trimmed() == 6u);
+	// A hit whose entry (5 us) came before CPU 0's oldest kept event (7 us).
+	an.context(ev(CtxEvent::Switch, 11000, 45, 109, "kworker/0:1", "irq/24-kprof_pk", 120, 49));
+	BOOST_TEST(an.trimmed() > 6u);	// longer names: one or two more
+	BOOST_TEST(an.sample(thread_sample(11000, 6000), "kprof_pktproc"));
+	const auto v = an.take(true);
+	BOOST_TEST_REQUIRE(v.size() == 1u);
+	BOOST_TEST(!v[0].complete);
+	BOOST_TEST(v[0].over_budget);
+	BOOST_TEST(render_analysis(v[0], 1000).find("raise --context-budget") != std::string::npos);
+}
+
+// Without a budget nothing is trimmed: incomplete context is the buffer's.
+BOOST_AUTO_TEST_CASE(no_budget_no_trim)
+{
+	Analyzer an(1000000);
+	an.context(ev(CtxEvent::Switch, 1500000, 45, 109, "kworker/0:1", "irq/24-kprof_pk", 120, 49));
+	BOOST_TEST(an.sample(thread_sample(1500000, 1490000), "kprof_pktproc"));
+	const auto v = an.take(true);
+	BOOST_TEST_REQUIRE(v.size() == 1u);
+	BOOST_TEST(!v[0].over_budget);
+	BOOST_TEST(an.trimmed() == 0u);
+}

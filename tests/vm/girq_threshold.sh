@@ -3,7 +3,8 @@
 # kprofctl irq -T 30ms --on-threshold continue analyses it and names that
 # kworker and how long it held the CPU (within 10 % of what pktproc
 # measured); in stop mode it stops by itself with status 2; with --json
-# the analyses are in the one document; without a hit the status is 0.
+# the analyses are in the one document; a small --context-budget says what
+# it dropped; without a hit the status is 0.
 # (Not 2 ms and 1 ms: under TCG a shell's fork holds a CPU of Debian's
 # voluntary-preemption kernel for up to 3.5 ms by itself, and a vCPU of a
 # loaded host stalls for over 12 ms; kprofctl -T reports those too, so
@@ -90,7 +91,21 @@ grep -q '"threshold_ns": 30000000' /tmp/t.out || fail "no threshold in the JSON"
 hits=$(sed -n 's/^ *"hits": \([0-9]*\),*$/\1/p' /tmp/t.out)
 [ "$hits" -ge 1 ] || fail "no hit in the JSON"
 grep -q '"what": "kworker/' /tmp/t.out || fail "the kworker is not named in the JSON"
+grep -q '"context_trimmed": 0,' /tmp/t.out || fail "the default context budget trimmed: $(grep context_trimmed /tmp/t.out)"
 echo "ok: JSON: $hits hit(s)"
+
+# --context-budget 16 (KiB): 8 KiB per CPU holds about 80 events, far less
+# than the 2 s the analysis keeps: the report counts what the budget dropped.
+run_hit -T 30ms --on-threshold continue -d 3s --context-budget 16
+set +e
+wait $pid
+rc=$?
+set -e
+kill $dog 2>/dev/null || true
+expect_eq "exit status with a small budget" "$rc" 2
+line=$(grep '^the context budget (--context-budget 16 KiB) dropped [1-9][0-9]* irq and sched events' /tmp/t.out) ||
+	fail "no word of the budget: $(grep -i budget /tmp/t.out)"
+echo "ok: $line"
 
 # No hit: status 0.
 set +e

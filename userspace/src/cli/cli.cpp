@@ -178,6 +178,13 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 	irq_cmd_->add_option("-t,--trace", irq_.trace_file, "write the irq and sched events around each hit to FILE")
 		->type_name("FILE")
 		->needs(thr);
+	irq_cmd_->add_option("--context-budget", irq_.context_budget_kb,
+			     "memory for -T's irq and sched events, in KiB, shared equally by the CPUs (default "
+			     "262144: 256 MiB); past its share a CPU keeps less than the 2 s of context, and the "
+			     "report says so")
+		->check(CLI::Validator(CLI::Range(1u, 64u * 1024 * 1024)).description(""))
+		->type_name("KiB")
+		->needs(thr);
 	auto *irq_ik = irq_cmd_->add_flag("--in-kernel", irq_.in_kernel,
 					  "aggregate in kprof.ko instead of streaming events: no ring buffer, "
 					  "nothing lost at any rate, constant memory");

@@ -66,6 +66,7 @@ struct IrqOptions : CollectOptions {
 	bool keep_going = false;		// --on-threshold continue (default: stop)
 	bool in_kernel = false;			// kprof.ko's histograms, no events
 	std::optional<std::string> trace_file;	// -t FILE: the events around each hit
+	unsigned context_budget_kb = 256 * 1024;	// -T's context, all CPUs together
 };
 
 // kprofctl report -i FILE: the latency report of a trace-cmd data file.

@@ -24,10 +24,11 @@ constexpr size_t kMaxAnalyses = 20;
 // and ends the collection at the first hit unless told to go on.
 class ThresholdWatcher : public Watcher {
 public:
-	ThresholdWatcher(uint64_t threshold_ns, const std::vector<std::string> &irqs, bool keep_going)
-		: analyzer_(threshold_ns), keep_going_(keep_going)
+	ThresholdWatcher(const IrqOptions &opts, int ncpus)
+		: analyzer_(uint64_t(opts.threshold->count())), keep_going_(opts.keep_going)
 	{
-		analyzer_.only_irqs(irqs);
+		analyzer_.only_irqs(opts.irqs);
+		analyzer_.budget(uint64_t(opts.context_budget_kb) * 1024, ncpus);
 	}
 	void attach(tep_handle *tep) { ctx_ = std::make_unique<ContextDecoder>(tep); }
 
@@ -87,6 +88,7 @@ nlohmann::json analyses_json(const ThresholdWatcher &w, const std::vector<Analys
 {
 	nlohmann::json j = {{"threshold_ns", w.analyzer().threshold()},
 			    {"hits", w.analyzer().hits()},
+			    {"context_trimmed", w.analyzer().trimmed()},
 			    {"analyses", nlohmann::json::array()}};
 	for (const auto &a : analyses)
 		j["analyses"].push_back(analysis_json(a));
@@ -101,6 +103,9 @@ void print_analyses(const IrqOptions &opts, const ThresholdWatcher &w, const std
 	o << "\nthreshold " << thr << " ns: " << w.analyzer().hits() << " hit(s)"
 	  << (w.analyzer().hits() > analyses.size() ? ", the first " + std::to_string(analyses.size()) + " analysed" : "")
 	  << "\n";
+	if (w.analyzer().trimmed())
+		o << "the context budget (--context-budget " << opts.context_budget_kb << " KiB) dropped "
+		  << w.analyzer().trimmed() << " irq and sched events before their 2 s\n";
 	for (const auto &a : analyses)
 		o << "\n" << render_analysis(a, thr);
 }
@@ -182,8 +187,7 @@ int run_irq(const IrqOptions &opts)
 
 	std::unique_ptr<ThresholdWatcher> watcher;
 	if (opts.threshold)
-		watcher = std::make_unique<ThresholdWatcher>(uint64_t(opts.threshold->count()), opts.irqs,
-							     opts.keep_going);
+		watcher = std::make_unique<ThresholdWatcher>(opts, int(plan.cpus.size()));
 	Collected c;
 	{
 		Session session(plan, opts, watcher.get());

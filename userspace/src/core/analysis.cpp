@@ -29,16 +29,28 @@ std::string us(uint64_t ns)
 
 }  // namespace
 
+uint64_t Analyzer::context_bytes(const CtxEvent &e)
+{
+	return sizeof(CtxEvent) + e.name_a.size() + e.name_b.size();
+}
+
 void Analyzer::context(const CtxEvent &e)
 {
 	auto &q = cpus_[e.cpu];
+	auto &bytes = bytes_[e.cpu];
 	q.push_back(e);
-	// Keep the horizon, and whatever a pending hit still needs.
+	bytes += context_bytes(e);
+	// Keep the horizon, and whatever a pending hit still needs...
 	uint64_t keep = e.ts > horizon_ ? e.ts - horizon_ : 0;
 	for (const auto &h : pending_)
 		keep = std::min(keep, h.entry > kLead ? h.entry - kLead : 0);
-	while (!q.empty() && q.front().ts < keep)
-		q.pop_front();
+	for (; !q.empty() && q.front().ts < keep; q.pop_front())
+		bytes -= context_bytes(q.front());
+	// ... within the CPU's share of the budget.
+	for (; share_ && bytes > share_ && q.size() > 1; q.pop_front(), trimmed_++) {
+		bytes -= context_bytes(q.front());
+		trimmed_ts_[e.cpu] = q.front().ts;
+	}
 }
 
 bool Analyzer::sample(const Sample &s, const std::string &name)
@@ -101,6 +113,9 @@ void Analyzer::tasks_on(int cpu, const Hit &h, Analysis &a) const
 	const auto it = cpus_.find(cpu);
 	if (it == cpus_.end() || it->second.empty() || it->second.front().ts > h.entry) {
 		a.complete = false;
+		// The budget dropped events a pending hit keeps (from kLead before its entry).
+		const auto t = trimmed_ts_.find(cpu);
+		a.over_budget |= t != trimmed_ts_.end() && t->second + kLead >= h.entry;
 		if (it == cpus_.end())
 			return;
 	}
@@ -241,7 +256,8 @@ std::string render_analysis(const Analysis &a, uint64_t threshold_ns)
 		  << (a.culprit->whole ? ", " + us(a.culprit->whole) + " in all," : "") << " while the thread "
 		  << (a.woken ? "was runnable" : "waited") << "\n";
 	if (!a.complete)
-		o << "  (the context does not reach back to the hard IRQ: raise -b/--buffer-size)\n";
+		o << "  (the context does not reach back to the hard IRQ: raise "
+		  << (a.over_budget ? "--context-budget" : "-b/--buffer-size") << ")\n";
 	return o.str();
 }
 
@@ -275,6 +291,7 @@ nlohmann::json analysis_json(const Analysis &a)
 		{"softirqs", spans(a.softirqs)},
 		{"tasks", spans(a.tasks)},
 		{"complete", a.complete},
+		{"over_budget", a.over_budget},
 	};
 	j["culprit"] = a.culprit ? spans({*a.culprit})[0] : json(nullptr);
 	return j;

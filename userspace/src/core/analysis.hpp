@@ -50,6 +50,7 @@ struct Analysis {
 	std::vector<Span> irqs, softirqs, tasks;	// on hit.hard_cpu and hit.cpu
 	std::optional<Span> culprit;	// the largest one on queued_cpu while the thread waited
 	bool complete = true;		// the context covers the whole window
+	bool over_budget = false;	// ... not, as the budget dropped some of it
 	std::vector<CtxEvent> trace;	// the window's events, for -t FILE
 };
 
@@ -58,6 +59,15 @@ public:
 	// @horizon: how much context each CPU keeps, in ns.
 	explicit Analyzer(uint64_t threshold_ns, uint64_t horizon_ns = 2000000000ULL)
 		: threshold_(threshold_ns), horizon_(horizon_ns) {}
+
+	// Bounds the context's memory to @bytes, an equal share for each of
+	// @ncpus CPUs (as context_bytes() counts it): past its share a CPU
+	// drops its oldest events before the horizon, counted in trimmed(),
+	// and a hit whose window they held is incomplete. 0: no bound.
+	void budget(uint64_t bytes, int ncpus) { share_ = ncpus > 0 ? bytes / uint64_t(ncpus) : bytes; }
+	uint64_t trimmed() const { return trimmed_; }
+	// One kept event's cost: the struct and its names' characters.
+	static uint64_t context_bytes(const CtxEvent &e);
 
 	// Events of one CPU arrive in time order.
 	void context(const CtxEvent &e);
@@ -88,6 +98,10 @@ private:
 	uint64_t armed_ = 0;
 	uint64_t hits_ = 0;
 	std::map<int, std::deque<CtxEvent>> cpus_;
+	std::map<int, uint64_t> bytes_;	// context_bytes() of each CPU's events
+	std::map<int, uint64_t> trimmed_ts_;	// each CPU's newest event the budget dropped
+	uint64_t share_ = 0;		// budget(): per CPU, 0 unbounded
+	uint64_t trimmed_ = 0;
 	std::vector<Hit> pending_;
 };
 
