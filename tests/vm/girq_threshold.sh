@@ -42,13 +42,18 @@ run_hit() {
 	expect_eq "busy loop's CPU" "$(sed -n 's/^injected: cpu=\([0-9]*\) .*/\1/p' "$PP/stats")" "$cpu"
 }
 
+# end_hit: rc is kprofctl's exit status; the watchdog is gone.
+end_hit() {
+	set +e
+	wait $pid
+	rc=$?
+	set -e
+	kill $dog 2>/dev/null || true
+}
+
 # continue: the busy loop is among the analyses, with its length.
 run_hit -T 30ms --on-threshold continue -d 4s -t /tmp/hits.txt
-set +e
-wait $pid
-rc=$?
-set -e
-kill $dog 2>/dev/null || true
+end_hit
 cat /tmp/t.out /tmp/t.err
 expect_eq "exit status with hits" "$rc" 2
 grep -q "^## IRQ $irq (kprof_pktproc): hard IRQ to thread running took " /tmp/t.out || fail "no analysis of IRQ $irq"
@@ -68,11 +73,7 @@ echo "ok: -t wrote $(wc -l </tmp/hits.txt) lines"
 
 # stop (the default): kprofctl ends by itself at the first hit, status 2.
 run_hit -T 30ms
-set +e
-wait $pid
-rc=$?
-set -e
-kill $dog 2>/dev/null || true
+end_hit
 expect_eq "exit status after a hit, stopped by itself" "$rc" 2
 # The pass that holds the first hit is read to its end, and its other
 # samples count: a stalled emulator (armhf under load) made a second one.
@@ -81,11 +82,7 @@ grep -q "^## IRQ $irq " /tmp/t.out || fail "stop mode: no analysis"
 
 # --json: one document, the analyses under "threshold".
 run_hit -T 30ms --on-threshold continue -d 3s --json
-set +e
-wait $pid
-rc=$?
-set -e
-kill $dog 2>/dev/null || true
+end_hit
 expect_eq "exit status with --json" "$rc" 2
 grep -q '"threshold_ns": 30000000' /tmp/t.out || fail "no threshold in the JSON"
 hits=$(sed -n 's/^ *"hits": \([0-9]*\),*$/\1/p' /tmp/t.out)
@@ -97,11 +94,7 @@ echo "ok: JSON: $hits hit(s)"
 # --context-budget 16 (KiB): 8 KiB per CPU holds about 80 events, far less
 # than the 2 s the analysis keeps: the report counts what the budget dropped.
 run_hit -T 30ms --on-threshold continue -d 3s --context-budget 16
-set +e
-wait $pid
-rc=$?
-set -e
-kill $dog 2>/dev/null || true
+end_hit
 expect_eq "exit status with a small budget" "$rc" 2
 line=$(grep '^the context budget (--context-budget 16 KiB) dropped [1-9][0-9]* irq and sched events' /tmp/t.out) ||
 	fail "no word of the budget: $(grep -i budget /tmp/t.out)"

@@ -36,8 +36,9 @@ uint64_t Analyzer::context_bytes(const CtxEvent &e)
 
 void Analyzer::context(const CtxEvent &e)
 {
-	auto &q = cpus_[e.cpu];
-	auto &bytes = bytes_[e.cpu];
+	auto &c = cpus_[e.cpu];
+	auto &q = c.q;
+	auto &bytes = c.bytes;
 	q.push_back(e);
 	bytes += context_bytes(e);
 	// Keep the horizon, and whatever a pending hit still needs...
@@ -49,7 +50,7 @@ void Analyzer::context(const CtxEvent &e)
 	// ... within the CPU's share of the budget.
 	for (; share_ && bytes > share_ && q.size() > 1; q.pop_front(), trimmed_++) {
 		bytes -= context_bytes(q.front());
-		trimmed_ts_[e.cpu] = q.front().ts;
+		c.trimmed_ts = q.front().ts;
 	}
 }
 
@@ -68,7 +69,7 @@ std::vector<Analysis> Analyzer::take(bool all)
 	std::vector<Analysis> out;
 	auto passed = [&](int cpu, uint64_t t) {
 		const auto it = cpus_.find(cpu);
-		return it != cpus_.end() && !it->second.empty() && it->second.back().ts >= t;
+		return it != cpus_.end() && !it->second.q.empty() && it->second.q.back().ts >= t;
 	};
 	std::vector<Hit> left;
 	for (const auto &h : pending_) {
@@ -88,7 +89,7 @@ void Analyzer::spans_on(int cpu, const Hit &h, Analysis &a) const
 	if (it == cpus_.end())
 		return;
 	const CtxEvent *irq = nullptr, *soft = nullptr;
-	for (const auto &e : it->second) {
+	for (const auto &e : it->second.q) {
 		if (e.ts > h.run)
 			break;
 		if (e.kind == CtxEvent::IrqEntry) {
@@ -111,13 +112,15 @@ void Analyzer::spans_on(int cpu, const Hit &h, Analysis &a) const
 void Analyzer::tasks_on(int cpu, const Hit &h, Analysis &a) const
 {
 	const auto it = cpus_.find(cpu);
-	if (it == cpus_.end() || it->second.empty() || it->second.front().ts > h.entry) {
+	if (it == cpus_.end()) {
+		a.complete = false;
+		return;
+	}
+	const CpuContext &c = it->second;
+	if (c.q.empty() || c.q.front().ts > h.entry) {
 		a.complete = false;
 		// The budget dropped events a pending hit keeps (from kLead before its entry).
-		const auto t = trimmed_ts_.find(cpu);
-		a.over_budget |= t != trimmed_ts_.end() && t->second + kLead >= h.entry;
-		if (it == cpus_.end())
-			return;
+		a.over_budget |= c.trimmed_ts && *c.trimmed_ts + kLead >= h.entry;
 	}
 	struct Cur {
 		std::string comm;
@@ -133,7 +136,7 @@ void Analyzer::tasks_on(int cpu, const Hit &h, Analysis &a) const
 	};
 	// The thread's own switch may carry a time stamp a little after the
 	// kprof event's.
-	for (const auto &e : it->second) {
+	for (const auto &e : c.q) {
 		if (e.kind != CtxEvent::Switch)
 			continue;
 		if (e.ts > h.run + 100000)
@@ -151,7 +154,7 @@ const std::deque<CtxEvent> &Analyzer::events(int cpu) const
 {
 	static const std::deque<CtxEvent> none;
 	const auto it = cpus_.find(cpu);
-	return it == cpus_.end() ? none : it->second;
+	return it == cpus_.end() ? none : it->second.q;
 }
 
 // The thread: the task an irq/N- switch puts on the CPU at the run.

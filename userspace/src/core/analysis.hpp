@@ -97,9 +97,12 @@ private:
 	std::vector<std::string> irqs_;
 	uint64_t armed_ = 0;
 	uint64_t hits_ = 0;
-	std::map<int, std::deque<CtxEvent>> cpus_;
-	std::map<int, uint64_t> bytes_;	// context_bytes() of each CPU's events
-	std::map<int, uint64_t> trimmed_ts_;	// each CPU's newest event the budget dropped
+	struct CpuContext {
+		std::deque<CtxEvent> q;	// in time order
+		uint64_t bytes = 0;	// context_bytes() of q's events
+		std::optional<uint64_t> trimmed_ts;	// the newest event the budget dropped
+	};
+	std::map<int, CpuContext> cpus_;
 	uint64_t share_ = 0;		// budget(): per CPU, 0 unbounded
 	uint64_t trimmed_ = 0;
 	std::vector<Hit> pending_;
