@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * In-kernel aggregation: the devices' histograms and the aggregation
- * switch (kprof/aggregate) they share with the IRQ tracker's
+ * In-kernel aggregation: the memory budget and the cells' filling shared
+ * with the IRQ tracker (kprof/memory), the devices' histograms, the
+ * aggregation switch (kprof/aggregate) shared with the IRQ tracker's
  * (kprof/girq_aggregate, kprof_girq.c), and the histograms' copy and print.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/irq_work.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -17,8 +19,294 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include "kprof_internal.h"
+
+/* The budget */
+
+static unsigned long agg_budget_kib;
+module_param(agg_budget_kib, ulong, 0444);
+MODULE_PARM_DESC(agg_budget_kib,
+		 "memory the in-kernel aggregations may hold, in KiB (default 0: an eighth of RAM, at most 256 MiB)");
+
+#define AGG_BUDGET_MAX_DEFAULT	(256UL << 20)
+
+static unsigned long agg_budget;	/* bytes, set at load */
+static atomic_long_t agg_used = ATOMIC_LONG_INIT(0);
+static atomic_long_t agg_refused = ATOMIC_LONG_INIT(0);
+static atomic_long_t agg_hists = ATOMIC_LONG_INIT(0);	/* allocated */
+
+int kprof_agg_check_params(void)
+{
+	unsigned long ram = totalram_pages() / 8 * PAGE_SIZE;
+
+	if (agg_budget_kib > ULONG_MAX >> 10) {
+		pr_err("agg_budget_kib=%lu: more than the address space\n", agg_budget_kib);
+		return -EINVAL;
+	}
+	agg_budget = agg_budget_kib ? agg_budget_kib << 10 : min(ram, AGG_BUDGET_MAX_DEFAULT);
+	return 0;
+}
+
+/* Take @size bytes of the budget: 0, or -ENOMEM beyond it. */
+static int agg_charge(size_t size)
+{
+	if (atomic_long_add_return(size, &agg_used) <= agg_budget)
+		return 0;
+	atomic_long_sub(size, &agg_used);
+	return -ENOMEM;
+}
+
+/* agg_charge(), a refusal counted in kprof/memory. */
+int kprof_agg_charge(size_t size)
+{
+	int ret = agg_charge(size);
+
+	if (ret)
+		atomic_long_inc(&agg_refused);
+	return ret;
+}
+
+void kprof_agg_uncharge(size_t size)
+{
+	atomic_long_sub(size, &agg_used);
+}
+
+/*
+ * A zeroed histogram within the budget, or ERR_PTR(-ENOMEM), then counted
+ * as refused if it was for a cell (@cell).
+ */
+static struct kprof_hist *agg_hist_alloc(bool cell)
+{
+	struct kprof_hist *h;
+
+	if (agg_charge(sizeof(*h)))
+		goto refused;
+	h = kvzalloc(sizeof(*h), GFP_KERNEL | __GFP_NOWARN);
+	if (h) {
+		atomic_long_inc(&agg_hists);
+		return h;
+	}
+	kprof_agg_uncharge(sizeof(*h));
+refused:
+	if (cell)
+		atomic_long_inc(&agg_refused);
+	return ERR_PTR(-ENOMEM);
+}
+
+/* A cell's histogram freed: nothing for NULL or a refusal. */
+void kprof_agg_hist_free(struct kprof_hist *h)
+{
+	if (IS_ERR_OR_NULL(h))
+		return;
+	kvfree(h);
+	atomic_long_dec(&agg_hists);
+	kprof_agg_uncharge(sizeof(*h));
+}
+
+/*
+ * Spare histograms: a first sample takes one (kprof_cell_first()), and the
+ * work allocates another, so that a new cell's samples wait in its stage
+ * only when more cells start at once than there are spares. Kept while an
+ * aggregation records (kprof_agg_spares()); counted in the budget.
+ */
+#define AGG_SPARES	8
+
+static void agg_kick(void);
+
+static DEFINE_RAW_SPINLOCK(spare_lock);
+static struct kprof_hist *spare[AGG_SPARES];	/* under spare_lock */
+static unsigned int nr_spare;
+static DEFINE_MUTEX(spare_mutex);	/* the pool's filling and freeing */
+static unsigned int spare_users;
+
+static struct kprof_hist *spare_take(void)
+{
+	struct kprof_hist *h = NULL;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&spare_lock, flags);
+	if (nr_spare)
+		h = spare[--nr_spare];
+	raw_spin_unlock_irqrestore(&spare_lock, flags);
+	return h;
+}
+
+/* Give @h to the pool; false if it is full. */
+static bool spare_give(struct kprof_hist *h)
+{
+	bool ok = false;
+
+	raw_spin_lock_irq(&spare_lock);
+	if (nr_spare < AGG_SPARES) {
+		spare[nr_spare++] = h;
+		ok = true;
+	}
+	raw_spin_unlock_irq(&spare_lock);
+	return ok;
+}
+
+/* spare_mutex held */
+static void spares_refill(void)
+{
+	struct kprof_hist *h;
+
+	while (spare_users && READ_ONCE(nr_spare) < AGG_SPARES) {
+		h = agg_hist_alloc(false);
+		if (IS_ERR(h))
+			return;
+		if (!spare_give(h)) {
+			kprof_agg_hist_free(h);
+			return;
+		}
+	}
+}
+
+/* An aggregation switched from state @from to @to: it started or stopped recording, or neither. */
+void kprof_agg_recording(unsigned int from, unsigned int to)
+{
+	bool was = from == KPROF_AGG_ON, now = to == KPROF_AGG_ON;
+	struct kprof_hist *h;
+
+	if (was == now)
+		return;
+	mutex_lock(&spare_mutex);
+	if (now)
+		spare_users++;
+	else if (!WARN_ON_ONCE(!spare_users))
+		spare_users--;
+	spares_refill();
+	while (!spare_users && (h = spare_take()))
+		kprof_agg_hist_free(h);
+	mutex_unlock(&spare_mutex);
+}
+
+/*
+ * The first sample of cell @id (*@cell NULL), or one of a refused cell:
+ * the cell takes a spare, or the sample waits in @st. @st's lock held.
+ */
+bool kprof_cell_first(struct kprof_hist **cell, struct kprof_stage *st, u32 id, u64 ns)
+{
+	struct kprof_hist *h;
+
+	if (*cell || st->n == KPROF_STAGE_LEN)
+		return false;
+	h = spare_take();
+	if (h) {
+		*cell = h;
+		kprof_hist_add(h, ns);
+	} else {
+		st->e[st->n].cell = id;
+		st->e[st->n].ns = ns;
+		st->n++;
+	}
+	agg_kick();
+	return true;
+}
+
+/*
+ * The samples of @c's stage whose cells have their histogram go in, those
+ * of refused cells count as untracked; returns with *@id the cell of the
+ * first one left (still NULL), or false if none is left.
+ */
+static bool agg_drain(const struct kprof_cells *c, u32 *id)
+{
+	struct kprof_stage *st = c->stage;
+	struct kprof_hist *h;
+	unsigned int i, kept = 0;
+
+	raw_spin_lock_irq(c->lock);
+	for (i = 0; i < st->n; i++) {
+		h = *c->cell(c->ctx, st->e[i].cell);
+		if (!IS_ERR_OR_NULL(h))
+			kprof_hist_add(h, st->e[i].ns);
+		else if (h)
+			c->untracked(c->ctx, st->e[i].cell);
+		else
+			st->e[kept++] = st->e[i];
+	}
+	st->n = kept;
+	if (kept)
+		*id = st->e[0].cell;
+	raw_spin_unlock_irq(c->lock);
+	return kept;
+}
+
+/*
+ * Give every cell with staged samples its histogram (or its refusal) and
+ * move the samples in. A cell is set here, or by its first sample when a
+ * spare is left; the callers serialise this per set of cells and against
+ * the cells' freeing.
+ */
+void kprof_agg_fill(const struct kprof_cells *c)
+{
+	struct kprof_hist *h, **cell;
+	u32 id;
+
+	while (agg_drain(c, &id)) {
+		h = spare_take() ?: agg_hist_alloc(true);
+		raw_spin_lock_irq(c->lock);
+		cell = c->cell(c->ctx, id);
+		if (!*cell)
+			swap(*cell, h);
+		raw_spin_unlock_irq(c->lock);
+		kprof_agg_hist_free(h);	/* the cell took a spare meanwhile */
+	}
+}
+
+/*
+ * The probes and hooks stage a sample from any context (a scheduler
+ * tracepoint included), where only an irq_work may be queued; it queues
+ * the work that fills every set of cells.
+ */
+static void agg_work_fn(struct work_struct *work)
+{
+	struct kprof_dev *dev;
+
+	mutex_lock(&kprof_dev_mutex);
+	list_for_each_entry(dev, &kprof_devices, node)
+		kprof_dev_agg_fill(dev);
+	mutex_unlock(&kprof_dev_mutex);
+	kprof_girq_agg_fill();
+	mutex_lock(&spare_mutex);
+	spares_refill();
+	mutex_unlock(&spare_mutex);
+}
+
+static DECLARE_WORK(agg_work, agg_work_fn);
+
+static void agg_irq_work_fn(struct irq_work *w)
+{
+	schedule_work(&agg_work);
+}
+
+static DEFINE_IRQ_WORK(agg_irq_work, agg_irq_work_fn);
+
+static void agg_kick(void)
+{
+	irq_work_queue(&agg_irq_work);
+}
+
+/* Module exit, when nothing can stage a sample any more. */
+void kprof_agg_sync(void)
+{
+	irq_work_sync(&agg_irq_work);
+	cancel_work_sync(&agg_work);
+}
+
+/* kprof/memory */
+static int memory_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "budget_bytes: %lu\n", agg_budget);
+	seq_printf(m, "used_bytes: %ld\n", atomic_long_read(&agg_used));
+	seq_printf(m, "histograms: %ld\n", atomic_long_read(&agg_hists));
+	seq_printf(m, "spare_histograms: %u\n", READ_ONCE(nr_spare));
+	seq_printf(m, "hist_bytes: %zu\n", sizeof(struct kprof_hist));
+	seq_printf(m, "refused: %ld\n", atomic_long_read(&agg_refused));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(memory);
 
 /*
  * kprof/aggregate (struct kprof_agg_ctl): every device's histograms. While
@@ -34,11 +322,59 @@ struct kprof_agg_ctl kprof_dev_agg = {
 	.set = agg_set,
 };
 
-/* kprof/aggregate switches it, kprof/<dev>/hist reads it. */
-static struct kprof_hist *agg_alloc(const struct kprof_dev *dev)
+static size_t dev_agg_size(const struct kprof_dev *dev)
 {
-	return kvcalloc(array_size(nr_cpu_ids, kprof_nr_kinds(dev)),
-			sizeof(struct kprof_hist), GFP_KERNEL);
+	return struct_size((struct kprof_dev_agg *)NULL, cell,
+			   array_size(nr_cpu_ids, kprof_nr_kinds(dev)));
+}
+
+/* @dev's cells, none with a histogram yet; within the budget. */
+static struct kprof_dev_agg *agg_alloc(const struct kprof_dev *dev)
+{
+	struct kprof_dev_agg *a;
+
+	if (kprof_agg_charge(dev_agg_size(dev)))
+		return NULL;
+	a = kvzalloc(dev_agg_size(dev), GFP_KERNEL | __GFP_NOWARN);
+	if (!a)
+		kprof_agg_uncharge(dev_agg_size(dev));
+	return a;
+}
+
+void kprof_dev_agg_free(const struct kprof_dev *dev, struct kprof_dev_agg *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < nr_cpu_ids * kprof_nr_kinds(dev); i++)
+		kprof_agg_hist_free(a->cell[i].h);
+	kvfree(a);
+	kprof_agg_uncharge(dev_agg_size(dev));
+}
+
+static struct kprof_hist **dev_cell(void *ctx, u32 id)
+{
+	return &((struct kprof_dev *)ctx)->agg->cell[id].h;
+}
+
+static void dev_untracked(void *ctx, u32 id)
+{
+	((struct kprof_dev *)ctx)->agg->cell[id].untracked++;
+}
+
+/* @dev's staged samples into their histograms; kprof_dev_mutex held. */
+void kprof_dev_agg_fill(struct kprof_dev *dev)
+{
+	struct kprof_cells c = {
+		.lock = &dev->lock, .cell = dev_cell, .untracked = dev_untracked, .ctx = dev,
+	};
+
+	lockdep_assert_held(&kprof_dev_mutex);
+	if (!dev->agg)
+		return;
+	c.stage = &dev->agg->stage;
+	kprof_agg_fill(&c);
 }
 
 /*
@@ -56,15 +392,15 @@ int kprof_dev_agg_attach(struct kprof_dev *dev)
 	return 0;
 }
 
-/* Install @h (or NULL) as @dev's histograms; returns the old ones. */
-static struct kprof_hist *agg_swap(struct kprof_dev *dev, struct kprof_hist *h, bool on)
+/* Install @a (or NULL) as @dev's cells; returns the old ones. */
+static struct kprof_dev_agg *agg_swap(struct kprof_dev *dev, struct kprof_dev_agg *a, bool on)
 {
-	struct kprof_hist *old;
+	struct kprof_dev_agg *old;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&dev->lock, flags);
 	old = dev->agg;
-	dev->agg = h;
+	dev->agg = a;
 	dev->agg_on = on;
 	raw_spin_unlock_irqrestore(&dev->lock, flags);
 	return old;
@@ -76,25 +412,25 @@ static void agg_free_all(void)
 	struct kprof_dev *dev;
 
 	list_for_each_entry(dev, &kprof_devices, node)
-		kvfree(agg_swap(dev, NULL, false));
+		kprof_dev_agg_free(dev, agg_swap(dev, NULL, false));
 }
 
 /*
- * Fresh zeroed histograms for every device, recording; kprof_dev_mutex
- * held. If one allocation fails every device is left without any.
+ * Fresh cells for every device, recording; kprof_dev_mutex held. If one
+ * allocation fails every device is left without any.
  */
 static int agg_start_all(void)
 {
 	struct kprof_dev *dev;
-	struct kprof_hist *h;
+	struct kprof_dev_agg *a;
 
 	list_for_each_entry(dev, &kprof_devices, node) {
-		h = agg_alloc(dev);
-		if (!h) {
+		a = agg_alloc(dev);
+		if (!a) {
 			agg_free_all();
 			return -ENOMEM;
 		}
-		kvfree(agg_swap(dev, h, true));
+		kprof_dev_agg_free(dev, agg_swap(dev, a, true));
 	}
 	return 0;
 }
@@ -127,6 +463,7 @@ static int agg_set(unsigned int val)
 		agg_freeze_all();
 	else
 		agg_free_all();
+	kprof_agg_recording(kprof_dev_agg.state, ret ? KPROF_AGG_OFF : val);
 	kprof_dev_agg.state = ret ? KPROF_AGG_OFF : val;
 	mutex_unlock(&kprof_dev_mutex);
 	if (ret && was_on)
@@ -198,6 +535,12 @@ static const struct file_operations aggregate_fops = {
 void kprof_agg_file(struct dentry *root, const char *name, struct kprof_agg_ctl *ctl)
 {
 	debugfs_create_file(name, 0600, root, ctl, &aggregate_fops);
+}
+
+void kprof_agg_init(struct dentry *root)
+{
+	kprof_agg_file(root, KPROF_FILE(AGGREGATE), &kprof_dev_agg);
+	debugfs_create_file(KPROF_FILE(MEMORY), 0400, root, NULL, &memory_fops);
 }
 
 /* Module exit: no device is left; drop aggregation's key reference. */

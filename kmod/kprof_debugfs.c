@@ -202,30 +202,56 @@ DEFINE_SHOW_ATTRIBUTE(misuse);
 
 void kprof_devs_init(struct dentry *root)
 {
-	kprof_agg_file(root, KPROF_FILE(AGGREGATE), &kprof_dev_agg);
+	kprof_agg_init(root);
 	debugfs_create_file(KPROF_FILE(MISUSE), 0400, root, NULL, &misuse_fops);
 }
 
-static void hist_print(struct seq_file *m, struct kprof_dev *dev, unsigned int kind,
-		       int cpu, const struct kprof_hist *h)
+static void kind_print(struct seq_file *m, struct kprof_dev *dev, unsigned int kind)
 {
 	if (kind < KPROF_K_SPAN0)
 		seq_printf(m, "%s", kprof_kind_names[kind]);
 	else
 		seq_printf(m, "span:%s", dev->span_names[kind - KPROF_K_SPAN0]);
+}
+
+static void hist_print(struct seq_file *m, struct kprof_dev *dev, unsigned int kind,
+		       int cpu, const struct kprof_hist *h)
+{
+	kind_print(m, dev, kind);
 	seq_printf(m, " %d", cpu);
 	kprof_hist_print(m, h);
 }
 
+/* @dev's histogram of @kind on @cpu into @h, if it has one; kprof_dev_mutex held. */
+static bool hist_copy(struct kprof_dev *dev, int cpu, unsigned int kind, struct kprof_hist *h,
+		      u64 *untracked)
+{
+	struct kprof_dev_cell *c = &dev->agg->cell[cpu * kprof_nr_kinds(dev) + kind];
+	struct kprof_hist *src;
+
+	raw_spin_lock_irq(&dev->lock);
+	src = c->h;
+	*untracked = c->untracked;
+	raw_spin_unlock_irq(&dev->lock);
+	if (IS_ERR_OR_NULL(src))
+		return false;
+	kprof_hist_copy(&dev->lock, h, src);
+	return true;
+}
+
 /*
- * kprof/<dev>/hist: the layout, then a line per CPU and kind with samples:
+ * kprof/<dev>/hist: the layout, the state, then a line per CPU and kind
+ * with samples, and one per CPU and kind with samples not aggregated
+ * (struct kprof_cells):
  *   KIND CPU COUNT SUM MIN MAX BUCKET:N ...
+ *   untracked CPU KIND N
  */
 static int hist_show(struct seq_file *m, void *v)
 {
 	struct kprof_dev *dev = m->private;
 	struct kprof_hist *h;
 	unsigned int k;
+	u64 untracked;
 	int cpu;
 
 	h = kvmalloc(sizeof(*h), GFP_KERNEL);
@@ -236,11 +262,16 @@ static int hist_show(struct seq_file *m, void *v)
 		   (u64)KPROF_HIST_KERNEL_BUCKETS);
 	mutex_lock(&kprof_dev_mutex);
 	seq_printf(m, "state %u\n", kprof_dev_agg.state);
+	kprof_dev_agg_fill(dev);
 	for_each_possible_cpu(cpu) {
 		for (k = 0; dev->agg && k < kprof_nr_kinds(dev); k++) {
-			kprof_hist_copy(&dev->lock, h, &dev->agg[cpu * kprof_nr_kinds(dev) + k]);
-			if (h->count)
+			if (hist_copy(dev, cpu, k, h, &untracked) && h->count)
 				hist_print(m, dev, k, cpu, h);
+			if (untracked) {
+				seq_printf(m, "untracked %d ", cpu);
+				kind_print(m, dev, k);
+				seq_printf(m, " %llu\n", untracked);
+			}
 		}
 	}
 	mutex_unlock(&kprof_dev_mutex);

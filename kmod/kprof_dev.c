@@ -80,7 +80,7 @@ static void kprof_dev_free(struct kprof_dev *dev)
 
 	for (i = 0; i < dev->nr_spans; i++)
 		kfree_const(dev->span_names[i]);
-	kvfree(dev->agg);
+	kprof_dev_agg_free(dev, dev->agg);
 	free_percpu(dev->pcpu);
 	kfree(dev);
 }

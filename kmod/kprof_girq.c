@@ -101,7 +101,7 @@
 static unsigned int girq_agg_slots = 8;
 module_param(girq_agg_slots, uint, 0444);
 MODULE_PARM_DESC(girq_agg_slots,
-		 "IRQ actions per CPU kprof/girq_aggregate keeps histograms for (1..64, default 8; 336 KiB each)");
+		 "IRQ actions per CPU kprof/girq_aggregate keeps histograms for (1..64, default 8)");
 
 enum girq_event { GIRQ_EV_HANDLER, GIRQ_EV_WAKE, GIRQ_EV_THREAD, GIRQ_NR_EVENTS };
 
@@ -194,21 +194,30 @@ struct girq_hard {
 	u64 start;
 };
 
-/* One IRQ action's histograms on one CPU (kprof/girq_aggregate). */
+/*
+ * One IRQ action's histograms on one CPU (kprof/girq_aggregate): a cell per
+ * event, slot * GIRQ_NR_EVENTS + event in its CPU's set (struct kprof_cells).
+ */
 struct girq_agg {
 	bool used;
 	int irq;
 	char name[GIRQ_NAME_LEN];
-	struct kprof_hist hist[GIRQ_NR_EVENTS];
+	struct kprof_hist *hist[GIRQ_NR_EVENTS];
+};
+
+/* A CPU's slots, and the stage of their samples. */
+struct girq_agg_cpu {
+	struct kprof_stage stage;
+	struct girq_agg slot[];	/* girq_agg_slots */
 };
 
 struct girq_cpu {
 	raw_spinlock_t lock;	/* for readers: seq, cnt and the aggregation */
 	u64 seq[GIRQ_NR_EVENTS];
 	u64 cnt[GC_NR];
-	struct girq_agg *agg;	/* girq_agg_slots of them, or NULL */
+	struct girq_agg_cpu *agg;	/* or NULL */
 	bool agg_on;
-	u64 untracked[GIRQ_NR_EVENTS];	/* samples of actions without a slot */
+	u64 untracked[GIRQ_NR_EVENTS];	/* samples not aggregated */
 	/* This CPU's probes only: */
 	/*
 	 * The hard handlers running, innermost last: a demultiplexing
@@ -318,7 +327,7 @@ static void girq_agg_add(struct girq_cpu *gc, enum girq_event ev, int irq,
 	if (!gc->agg_on)
 		return;
 	for (i = 0; i < girq_agg_slots; i++) {
-		a = &gc->agg[i];
+		a = &gc->agg->slot[i];
 		if (!a->used) {
 			a->used = true;
 			a->irq = irq;
@@ -328,10 +337,9 @@ static void girq_agg_add(struct girq_cpu *gc, enum girq_event ev, int irq,
 		if (a->irq == irq && !strncmp(a->name, name, sizeof(a->name) - 1))
 			break;
 	}
-	if (i == girq_agg_slots)
+	if (i == girq_agg_slots ||
+	    !kprof_cell_add(&a->hist[ev], &gc->agg->stage, i * GIRQ_NR_EVENTS + ev, ns))
 		gc->untracked[ev]++;
-	else
-		kprof_hist_add(&a->hist[ev], ns);
 }
 
 static void girq_entry(void *data, int irq, struct irqaction *action)
@@ -1138,16 +1146,88 @@ static struct kprof_agg_ctl girq_agg = {
 	.set = girq_agg_set,
 };
 
-static struct girq_agg *girq_agg_mem;	/* every CPU's slots; girq_agg.lock */
+/*
+ * Every CPU's slots; set under girq_agg.lock and each CPU's lock, with
+ * their histograms filled under girq_agg.lock.
+ */
+static struct girq_agg_cpu __percpu *girq_agg_mem;
+
+static size_t girq_agg_cpu_size(void)
+{
+	return struct_size((struct girq_agg_cpu *)NULL, slot, girq_agg_slots);
+}
+
+static size_t girq_agg_mem_size(void)
+{
+	return girq_agg_cpu_size() * num_possible_cpus();
+}
+
+static void girq_agg_free(struct girq_agg_cpu __percpu *mem)
+{
+	struct girq_agg_cpu *ac;
+	unsigned int i, ev;
+	int cpu;
+
+	if (!mem)
+		return;
+	for_each_possible_cpu(cpu) {
+		ac = per_cpu_ptr(mem, cpu);
+		for (i = 0; i < girq_agg_slots; i++)
+			for (ev = 0; ev < GIRQ_NR_EVENTS; ev++)
+				kprof_agg_hist_free(ac->slot[i].hist[ev]);
+	}
+	free_percpu(mem);
+	kprof_agg_uncharge(girq_agg_mem_size());
+}
+
+/* A CPU's cells (struct kprof_cells): its girq_cpu is the context. */
+static struct kprof_hist **girq_cell(void *ctx, u32 id)
+{
+	struct girq_cpu *gc = ctx;
+
+	return &gc->agg->slot[id / GIRQ_NR_EVENTS].hist[id % GIRQ_NR_EVENTS];
+}
+
+static void girq_untracked(void *ctx, u32 id)
+{
+	struct girq_cpu *gc = ctx;
+
+	gc->untracked[id % GIRQ_NR_EVENTS]++;
+}
+
+/* Every CPU's staged samples into their histograms; girq_agg.lock held. */
+static void girq_agg_fill_locked(void)
+{
+	struct kprof_cells c = { .cell = girq_cell, .untracked = girq_untracked };
+	int cpu;
+
+	lockdep_assert_held(&girq_agg.lock);
+	if (!girq_agg_mem)
+		return;
+	for_each_possible_cpu(cpu) {
+		c.ctx = per_cpu_ptr(&girq_cpus, cpu);
+		c.lock = &per_cpu_ptr(&girq_cpus, cpu)->lock;
+		c.stage = &per_cpu_ptr(girq_agg_mem, cpu)->stage;
+		kprof_agg_fill(&c);
+	}
+}
+
+/* From kprof_agg.c's work. */
+void kprof_girq_agg_fill(void)
+{
+	mutex_lock(&girq_agg.lock);
+	girq_agg_fill_locked();
+	mutex_unlock(&girq_agg.lock);
+}
 
 /*
  * Give each CPU its slots in @mem (or none), recording or not; returns the
  * old ones. After this no probe uses the old slots: they are only touched
  * under the CPU's lock.
  */
-static struct girq_agg *girq_agg_swap(struct girq_agg *mem, bool on)
+static struct girq_agg_cpu __percpu *girq_agg_swap(struct girq_agg_cpu __percpu *mem, bool on)
 {
-	struct girq_agg *old = girq_agg_mem;
+	struct girq_agg_cpu __percpu *old = girq_agg_mem;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -1155,7 +1235,7 @@ static struct girq_agg *girq_agg_swap(struct girq_agg *mem, bool on)
 
 		raw_spin_lock_irq(&gc->lock);
 		if (mem != old) {
-			gc->agg = mem ? mem + cpu * girq_agg_slots : NULL;
+			gc->agg = mem ? per_cpu_ptr(mem, cpu) : NULL;
 			memset(gc->untracked, 0, sizeof(gc->untracked));
 		}
 		gc->agg_on = on;
@@ -1168,13 +1248,18 @@ static struct girq_agg *girq_agg_swap(struct girq_agg *mem, bool on)
 /* Fresh slots, recording, and the probes attached; girq_agg.lock held. */
 static int girq_agg_start(void)
 {
-	struct girq_agg *mem;
+	struct girq_agg_cpu __percpu *mem;
 	bool attached;
 
-	mem = kvcalloc(array_size(nr_cpu_ids, girq_agg_slots), sizeof(*mem), GFP_KERNEL);
-	if (!mem)
+	if (kprof_agg_charge(girq_agg_mem_size()))
 		return -ENOMEM;
-	kvfree(girq_agg_swap(mem, true));
+	mem = __alloc_percpu_gfp(girq_agg_cpu_size(), __alignof__(struct girq_agg_cpu),
+				 GFP_KERNEL | __GFP_NOWARN);
+	if (!mem) {
+		kprof_agg_uncharge(girq_agg_mem_size());
+		return -ENOMEM;
+	}
+	girq_agg_free(girq_agg_swap(mem, true));
 	flush_work(&girq_work);
 	mutex_lock(&girq_mutex);
 	attached = girq_attached;
@@ -1197,20 +1282,54 @@ static int girq_agg_set(unsigned int val)
 	if ((had_ref || val == KPROF_AGG_ON) && (ret || val != KPROF_AGG_ON))
 		kprof_girq_unreg();
 	if (ret || val == KPROF_AGG_OFF)
-		kvfree(girq_agg_swap(NULL, false));
+		girq_agg_free(girq_agg_swap(NULL, false));
+	kprof_agg_recording(girq_agg.state, ret ? KPROF_AGG_OFF : val);
 	girq_agg.state = ret ? KPROF_AGG_OFF : val;
 	return ret;
 }
 
 /* The line of one action's histogram of @ev, if it has samples. */
 static void girq_hist_print(struct seq_file *m, int cpu, const struct girq_agg *a,
-			    enum girq_event ev)
+			    enum girq_event ev, const struct kprof_hist *h)
 {
-	if (!a->hist[ev].count)
+	if (!h->count)
 		return;
 	seq_printf(m, "%s %d %d ", girq_event_names[ev], cpu, a->irq);
 	seq_escape(m, a->name, " \t\n\\");
-	kprof_hist_print(m, &a->hist[ev]);
+	kprof_hist_print(m, h);
+}
+
+/* @cpu's untracked samples, and its actions' histograms; girq_agg.lock held. */
+static void girq_hist_cpu(struct seq_file *m, int cpu, struct kprof_hist *h)
+{
+	struct girq_cpu *gc = per_cpu_ptr(&girq_cpus, cpu);
+	u64 untracked[GIRQ_NR_EVENTS];
+	const struct girq_agg *src;
+	struct girq_agg a;
+	unsigned int i;
+	int ev;
+
+	raw_spin_lock_irq(&gc->lock);
+	memcpy(untracked, gc->untracked, sizeof(untracked));
+	raw_spin_unlock_irq(&gc->lock);
+	for (ev = 0; ev < GIRQ_NR_EVENTS; ev++)
+		if (untracked[ev])
+			seq_printf(m, "untracked %d %s %llu\n", cpu,
+				   girq_event_names[ev], untracked[ev]);
+	for (i = 0; girq_agg_mem && i < girq_agg_slots; i++) {
+		src = &per_cpu_ptr(girq_agg_mem, cpu)->slot[i];
+		raw_spin_lock_irq(&gc->lock);
+		a = *src;
+		raw_spin_unlock_irq(&gc->lock);
+		if (!a.used)
+			break;
+		for (ev = 0; ev < GIRQ_NR_EVENTS; ev++) {
+			if (IS_ERR_OR_NULL(a.hist[ev]))
+				continue;
+			kprof_hist_copy(&gc->lock, h, a.hist[ev]);
+			girq_hist_print(m, cpu, &a, ev, h);
+		}
+	}
 }
 
 /*
@@ -1222,47 +1341,22 @@ static void girq_hist_print(struct seq_file *m, int cpu, const struct girq_agg *
  */
 static int girq_hist_show(struct seq_file *m, void *v)
 {
-	struct girq_agg *a;
-	unsigned int i;
-	int cpu, ev;
+	struct kprof_hist *h;
+	int cpu;
 
-	a = kvmalloc(sizeof(*a), GFP_KERNEL);
-	if (!a)
+	h = kvmalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
 		return -ENOMEM;
 	seq_printf(m, "layout sub_bits=%u kernel_bits=%u buckets=%llu\n",
 		   KPROF_HIST_SUB_BITS, KPROF_HIST_KERNEL_BITS,
 		   (u64)KPROF_HIST_KERNEL_BUCKETS);
 	mutex_lock(&girq_agg.lock);
 	seq_printf(m, "state %u\n", girq_agg.state);
-	for_each_possible_cpu(cpu) {
-		struct girq_cpu *gc = per_cpu_ptr(&girq_cpus, cpu);
-		u64 untracked[GIRQ_NR_EVENTS];
-
-		raw_spin_lock_irq(&gc->lock);
-		memcpy(untracked, gc->untracked, sizeof(untracked));
-		raw_spin_unlock_irq(&gc->lock);
-		for (ev = 0; ev < GIRQ_NR_EVENTS; ev++)
-			if (untracked[ev])
-				seq_printf(m, "untracked %d %s %llu\n", cpu,
-					   girq_event_names[ev], untracked[ev]);
-		for (i = 0; girq_agg_mem && i < girq_agg_slots; i++) {
-			const struct girq_agg *src = girq_agg_mem + cpu * girq_agg_slots + i;
-
-			raw_spin_lock_irq(&gc->lock);
-			a->used = src->used;
-			a->irq = src->irq;
-			memcpy(a->name, src->name, sizeof(a->name));
-			raw_spin_unlock_irq(&gc->lock);
-			if (!a->used)
-				break;
-			for (ev = 0; ev < GIRQ_NR_EVENTS; ev++) {
-				kprof_hist_copy(&gc->lock, &a->hist[ev], &src->hist[ev]);
-				girq_hist_print(m, cpu, a, ev);
-			}
-		}
-	}
+	girq_agg_fill_locked();
+	for_each_possible_cpu(cpu)
+		girq_hist_cpu(m, cpu, h);
 	mutex_unlock(&girq_agg.lock);
-	kvfree(a);
+	kvfree(h);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(girq_hist);
@@ -1351,7 +1445,9 @@ void kprof_girq_start(void)
  */
 void kprof_girq_free(void)
 {
-	kvfree(girq_agg_swap(NULL, false));
+	girq_agg_free(girq_agg_swap(NULL, false));
+	kprof_agg_recording(girq_agg.state, KPROF_AGG_OFF);
+	girq_agg.state = KPROF_AGG_OFF;
 }
 
 /*

@@ -82,6 +82,16 @@ static struct kprof_counters *hook_enter(struct kprof_dev *dev)
 	return c;
 }
 
+/* Aggregate a sample of @kind on this CPU (dev->lock held). */
+static void agg_add(struct kprof_dev *dev, enum kprof_kind kind, u64 ns)
+{
+	u32 id = raw_smp_processor_id() * kprof_nr_kinds(dev) + kind;
+	struct kprof_dev_cell *c = &dev->agg->cell[id];
+
+	if (!kprof_cell_add(&c->h, &dev->agg->stage, id, ns))
+		c->untracked++;
+}
+
 /*
  * A sample of @kind from @start to now, with dev->lock held. False, and
  * nothing recorded, if the clock reads before @start: a start taken on
@@ -100,7 +110,7 @@ static bool sample(struct kprof_dev *dev, enum kprof_kind kind, u64 start, u64 *
 	*ns = now - start;
 	kprof_lat_add(&pc->lat[kind], *ns);
 	if (dev->agg_on)
-		kprof_hist_add(&dev->agg[raw_smp_processor_id() * kprof_nr_kinds(dev) + kind], *ns);
+		agg_add(dev, kind, *ns);
 	return true;
 }
 

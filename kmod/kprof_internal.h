@@ -2,6 +2,7 @@
 #ifndef _KPROF_INTERNAL_H
 #define _KPROF_INTERNAL_H
 
+#include <linux/err.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -56,6 +57,55 @@ static inline void kprof_hist_add(struct kprof_hist *h, u64 ns)
 	h->count++;
 	h->sum += ns;
 	h->buckets[min_t(u32, kprof_hist_index(ns), KPROF_HIST_KERNEL_BUCKETS - 1)]++;
+}
+
+/*
+ * The aggregations' memory (kprof_agg.c, kprof/memory): every histogram is
+ * allocated when its first sample comes, within the budget agg_budget_kib.
+ * A cell is where one (CPU, device, kind) or (CPU, IRQ action, event) keeps
+ * its histogram: NULL until the first sample, then the histogram, or
+ * ERR_PTR(-ENOMEM) if the budget or the allocator refused it (its samples
+ * are counted as untracked). The probes and hooks cannot allocate: a first
+ * sample takes one of a few spare histograms kept while an aggregation
+ * records, or, if none is left, waits in its stage, under the same lock as
+ * the cell, until kprof_agg_fill() gives the cell its histogram and adds
+ * the sample; a sample that finds the stage full is untracked too.
+ */
+#define KPROF_STAGE_LEN	128
+
+struct kprof_stage {
+	unsigned int n;
+	struct {
+		u32 cell;
+		u64 ns;
+	} e[KPROF_STAGE_LEN];
+};
+
+/* A set of cells, their stage and the lock of both, for kprof_agg_fill(). */
+struct kprof_cells {
+	raw_spinlock_t *lock;
+	struct kprof_stage *stage;
+	struct kprof_hist **(*cell)(void *ctx, u32 id);
+	void (*untracked)(void *ctx, u32 id);	/* a refused cell's sample */
+	void *ctx;
+};
+
+bool kprof_cell_first(struct kprof_hist **cell, struct kprof_stage *st, u32 id, u64 ns);
+
+/*
+ * Add @ns to the histogram of cell @id (*@cell); false if the sample is
+ * lost (the cell refused, or the stage full): the caller counts it as
+ * untracked. @st's lock held, interrupts off.
+ */
+static inline bool kprof_cell_add(struct kprof_hist **cell, struct kprof_stage *st,
+				  u32 id, u64 ns)
+{
+	struct kprof_hist *h = *cell;
+
+	if (IS_ERR_OR_NULL(h))
+		return kprof_cell_first(cell, st, id, ns);
+	kprof_hist_add(h, ns);
+	return true;
 }
 
 /*
@@ -137,12 +187,20 @@ struct kprof_dev {
 	u64 seq[KPROF_NR_EVENTS];	/* events emitted, never reset */
 	u64 span_start[KPROF_MAX_SPANS];
 	/*
-	 * kprof/aggregate: nr_cpu_ids * (KPROF_K_SPAN0 + nr_spans)
-	 * histograms, CPU-major, or NULL; samples go in while agg_on. The
-	 * pointer changes under kprof_dev_mutex and this lock.
+	 * kprof/aggregate: the cells, or NULL; samples go in while agg_on.
+	 * The pointer changes under kprof_dev_mutex and this lock.
 	 */
-	struct kprof_hist *agg;
+	struct kprof_dev_agg *agg;
 	bool agg_on;
+};
+
+/* A device's aggregation: a cell per CPU and kind, CPU-major. */
+struct kprof_dev_agg {
+	struct kprof_stage stage;
+	struct kprof_dev_cell {
+		struct kprof_hist *h;
+		u64 untracked;
+	} cell[];	/* nr_cpu_ids * kprof_nr_kinds() */
 };
 
 static inline unsigned int kprof_nr_kinds(const struct kprof_dev *dev)
@@ -180,6 +238,7 @@ enum kprof_top_file {
 	KPROF_TF_GIRQ_EMITTED,
 	KPROF_TF_GIRQ_AGGREGATE,
 	KPROF_TF_GIRQ_HIST,
+	KPROF_TF_MEMORY,
 	KPROF_NR_TOP_FILES
 };
 
@@ -207,9 +266,19 @@ void kprof_dev_files(struct kprof_dev *dev);
 
 /* kprof_agg.c: in-kernel aggregation, shared with the IRQ tracker */
 extern struct kprof_agg_ctl kprof_dev_agg;	/* kprof/aggregate */
+int kprof_agg_check_params(void);
+int kprof_agg_charge(size_t size);
+void kprof_agg_uncharge(size_t size);
+void kprof_agg_hist_free(struct kprof_hist *h);
+void kprof_agg_fill(const struct kprof_cells *c);
+void kprof_agg_recording(unsigned int from, unsigned int to);
+void kprof_agg_sync(void);
 int kprof_dev_agg_attach(struct kprof_dev *dev);
+void kprof_dev_agg_fill(struct kprof_dev *dev);
+void kprof_dev_agg_free(const struct kprof_dev *dev, struct kprof_dev_agg *a);
 void kprof_dev_agg_exit(void);
 void kprof_agg_file(struct dentry *root, const char *name, struct kprof_agg_ctl *ctl);
+void kprof_agg_init(struct dentry *root);
 void kprof_hist_copy(raw_spinlock_t *lock, struct kprof_hist *dst,
 		     const struct kprof_hist *src);
 void kprof_hist_print(struct seq_file *m, const struct kprof_hist *h);
@@ -223,5 +292,6 @@ void kprof_girq_init(struct dentry *root);
 void kprof_girq_start(void);
 void kprof_girq_exit(void);
 void kprof_girq_free(void);
+void kprof_girq_agg_fill(void);
 
 #endif /* _KPROF_INTERNAL_H */

@@ -78,6 +78,7 @@ const char * const kprof_top_files[KPROF_NR_TOP_FILES] = {
 	[KPROF_TF_GIRQ_EMITTED] = "girq_emitted",
 	[KPROF_TF_GIRQ_AGGREGATE] = "girq_aggregate",
 	[KPROF_TF_GIRQ_HIST] = "girq_hist",
+	[KPROF_TF_MEMORY] = "memory",
 };
 
 /* True if @name is one of kprof's own top-level debugfs files. */
@@ -144,6 +145,8 @@ static int __init kprof_init(void)
 	int ret;
 
 	ret = kprof_girq_check_params();
+	if (!ret)
+		ret = kprof_agg_check_params();
 	if (ret)
 		return ret;
 	/*
@@ -178,6 +181,7 @@ static void __exit kprof_exit(void)
 	 */
 	kprof_girq_exit();
 	debugfs_remove_recursive(kprof_debugfs_root);
+	kprof_agg_sync();
 	kprof_girq_free();
 	kprof_dev_agg_exit();
 

@@ -81,6 +81,20 @@ BOOST_AUTO_TEST_CASE(filters_kinds)
 	BOOST_TEST(ks.per_cpu.empty());
 }
 
+// A device's samples kprof.ko had no histogram for (its memory budget) are
+// counted, whatever kinds are kept: they cannot be told apart.
+BOOST_AUTO_TEST_CASE(device_untracked_counted)
+{
+	Values v;
+	v.add(5000);
+	KernelStats ks;
+	load_kernel_hist(kLayout + line("batch", 0, v.h, v.sum) + "untracked 0 batch 4\nuntracked 1 span:packet 3\n",
+			 "q0", {EventKind::Span}, false, ks);
+	BOOST_TEST(ks.untracked == 7u);
+	BOOST_TEST(ks.totals.empty());
+	BOOST_CHECK_THROW(load_kernel_hist(kLayout + "untracked 0 batch\n", "q0", {}, false, ks), std::runtime_error);
+}
+
 // Values from 2^36 ns on share the kernel's last bucket: they count, and
 // are binned with the max.
 BOOST_AUTO_TEST_CASE(overflow_bucket)

@@ -69,7 +69,7 @@ wait_for_detach
 awk -f /tests/kprofctl_json.awk /tmp/s.json >/tmp/s.txt
 awk -f /tests/kprofctl_json.awk /tmp/k.json >/tmp/k.txt
 grep -q '^lost false$' /tmp/s.txt || fail "streaming lost events: the comparison needs all of them"
-grep -q '^lost false$' /tmp/k.txt || fail "the in-kernel report says it lost samples"
+grep -q '^lost false$' /tmp/k.txt || fail "the in-kernel report says it lost samples: $(grep -E '^(untracked|missed_total|buffer_lost|not_read|invalid)' /tmp/k.txt | tr '\n' ' ')"
 expect_eq "untracked samples" "$(sed -n 's/^untracked //p' /tmp/k.txt)" 0
 grep -q '"mode": "in-kernel"' /tmp/k.json || fail "the in-kernel report does not say so"
 n=0

@@ -105,7 +105,7 @@ void keep(Parsed &p, bool wanted, const Aggregator::Key &key, bool per_cpu, Kern
 		out.per_cpu[std::tuple_cat(key, std::make_tuple(p.cpu))] = std::move(p.hist);
 }
 
-// "untracked CPU EVENT N"
+// "untracked CPU EVENT N": samples kprof.ko could not aggregate
 uint64_t parse_untracked(const std::string &line)
 {
 	std::istringstream in(line);
@@ -136,6 +136,10 @@ void load_kernel_hist(const std::string &text, const std::string &device, const 
 		      bool per_cpu, KernelStats &out)
 {
 	for_each_line(text, device + "/hist", out, [&](const std::string &line) {
+		if (line.rfind("untracked ", 0) == 0) {
+			out.untracked += parse_untracked(line);
+			return;
+		}
 		Parsed p;
 		std::istringstream in(line);
 		if (!(in >> p.label >> p.cpu))

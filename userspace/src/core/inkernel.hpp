@@ -33,7 +33,7 @@ struct KernelStats {
 	uint64_t samples = 0;		// every sample read, filters or not
 	uint64_t filtered = 0;		// ... of kinds -e did not ask for
 	uint64_t overflow = 0;		// values >= 2^36 ns: binned with the max
-	uint64_t untracked = 0;		// tracker samples of actions without a slot
+	uint64_t untracked = 0;		// samples kprof.ko had no histogram for ("untracked" lines)
 	AggState state = AggState::Off;	// when the file was read
 };
 

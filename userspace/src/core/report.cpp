@@ -225,8 +225,9 @@ std::string render_text(const Report &r)
 	render_irqs_text(o, r);
 	render_loss_text(o, r);
 	if (r.untracked)
-		o << "\nWARNING: " << r.untracked << " samples were not aggregated: their IRQ actions found no free"
-		  << " histogram slot in kprof.ko on their CPU. Load kprof.ko with a larger girq_agg_slots.\n";
+		o << "\nWARNING: " << r.untracked << " samples were not aggregated: kprof.ko had no histogram for them,"
+		  << " because an IRQ action found no free slot on its CPU (load kprof.ko with a larger girq_agg_slots)"
+		  << " or the aggregations' memory reached its budget (kprof/memory; a larger agg_budget_kib).\n";
 	else if (r.lost_anything())
 		o << "\nWARNING: events were lost (" << r.total_missed() << " missed: " << r.buffer_lost()
 		  << " in the ring buffer, " << r.not_read() << " emitted but not read"
