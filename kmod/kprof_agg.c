@@ -163,18 +163,21 @@ static void spares_refill(void)
 	}
 }
 
-/* An aggregation switched from state @from to @to: it started or stopped recording, or neither. */
-void kprof_agg_recording(unsigned int from, unsigned int to)
+/*
+ * @ctl's aggregation starts (@on: after its own allocations, before its
+ * first sample) or stops recording; a repeat changes nothing.
+ */
+void kprof_agg_spares(struct kprof_agg_ctl *ctl, bool on)
 {
-	bool was = from == KPROF_AGG_ON, now = to == KPROF_AGG_ON;
 	struct kprof_hist *h;
 
-	if (was == now)
+	if (ctl->spares == on)
 		return;
+	ctl->spares = on;
 	mutex_lock(&spare_mutex);
-	if (now)
+	if (on)
 		spare_users++;
-	else if (!WARN_ON_ONCE(!spare_users))
+	else
 		spare_users--;
 	spares_refill();
 	while (!spare_users && (h = spare_take()))
@@ -189,20 +192,23 @@ void kprof_agg_recording(unsigned int from, unsigned int to)
 bool kprof_cell_first(struct kprof_hist **cell, struct kprof_stage *st, u32 id, u64 ns)
 {
 	struct kprof_hist *h;
+	bool kept = true;
 
-	if (*cell || st->n == KPROF_STAGE_LEN)
+	if (*cell)
 		return false;
 	h = spare_take();
 	if (h) {
 		*cell = h;
 		kprof_hist_add(h, ns);
-	} else {
+	} else if (st->n < KPROF_STAGE_LEN) {
 		st->e[st->n].cell = id;
 		st->e[st->n].ns = ns;
 		st->n++;
+	} else {
+		kept = false;
 	}
 	agg_kick();
-	return true;
+	return kept;
 }
 
 /*
@@ -463,7 +469,7 @@ static int agg_set(unsigned int val)
 		agg_freeze_all();
 	else
 		agg_free_all();
-	kprof_agg_recording(kprof_dev_agg.state, ret ? KPROF_AGG_OFF : val);
+	kprof_agg_spares(&kprof_dev_agg, !ret && val == KPROF_AGG_ON);
 	kprof_dev_agg.state = ret ? KPROF_AGG_OFF : val;
 	mutex_unlock(&kprof_dev_mutex);
 	if (ret && was_on)

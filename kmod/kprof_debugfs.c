@@ -73,21 +73,24 @@ static void counters_print(struct seq_file *m, const struct kprof_counters *snap
 		seq_printf(m, "%s: %llu\n", counters[i].name, total[i]);
 }
 
-/* One consistent snapshot of every CPU's counters, taken under the lock. */
+/*
+ * Every CPU's counters, each CPU's copied whole under the lock, one CPU at
+ * a time: the hooks wait for one CPU's copy, never for all of them.
+ */
 static int counters_show(struct seq_file *m, void *v)
 {
 	struct kprof_dev *dev = m->private;
 	struct kprof_counters *snap;
-	unsigned long flags;
 	int cpu;
 
 	snap = kcalloc(nr_cpu_ids, sizeof(*snap), GFP_KERNEL);
 	if (!snap)
 		return -ENOMEM;
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
+		raw_spin_lock_irq(&dev->lock);
 		snap[cpu] = per_cpu_ptr(dev->pcpu, cpu)->c;
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
+		raw_spin_unlock_irq(&dev->lock);
+	}
 	counters_print(m, snap);
 	kfree(snap);
 	return 0;
@@ -126,23 +129,23 @@ static void lat_show_one(struct seq_file *m, const char *kind, const char *name,
 	}
 }
 
-/* Every kind summed over the CPUs in one snapshot under the lock. */
+/* Every kind summed over the CPUs, each CPU's merged under the lock in turn. */
 static int latency_show(struct seq_file *m, void *v)
 {
 	struct kprof_dev *dev = m->private;
 	unsigned int k, nk = KPROF_K_SPAN0 + dev->nr_spans;
 	struct kprof_lat *sum;
-	unsigned long flags;
 	int cpu;
 
 	sum = kcalloc(nk, sizeof(*sum), GFP_KERNEL);
 	if (!sum)
 		return -ENOMEM;
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
+		raw_spin_lock_irq(&dev->lock);
 		for (k = 0; k < nk; k++)
 			lat_merge(&sum[k], &per_cpu_ptr(dev->pcpu, cpu)->lat[k]);
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
+		raw_spin_unlock_irq(&dev->lock);
+	}
 	for (k = 0; k < nk; k++) {
 		if (k < KPROF_K_SPAN0)
 			lat_show_one(m, kprof_kind_names[k], NULL, &sum[k]);

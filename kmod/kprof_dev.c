@@ -48,17 +48,20 @@ static size_t pcpu_size(unsigned int nr_spans)
 	return struct_size((struct kprof_pcpu *)NULL, lat, KPROF_K_SPAN0 + nr_spans);
 }
 
-/* Zero the counters and histograms (not seq); every writer is locked out. */
+/*
+ * Zero the counters and histograms (not seq), a CPU at a time under the
+ * lock: a hook's update of that CPU is wholly before or wholly after.
+ */
 void kprof_dev_reset_stats(struct kprof_dev *dev)
 {
 	size_t size = pcpu_size(dev->nr_spans);
-	unsigned long flags;
 	int cpu;
 
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
+		raw_spin_lock_irq(&dev->lock);
 		memset(per_cpu_ptr(dev->pcpu, cpu), 0, size);
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
+		raw_spin_unlock_irq(&dev->lock);
+	}
 }
 
 static bool name_ok(const char *name)

@@ -1147,10 +1147,12 @@ static struct kprof_agg_ctl girq_agg = {
 };
 
 /*
- * Every CPU's slots; set under girq_agg.lock and each CPU's lock, with
- * their histograms filled under girq_agg.lock.
+ * Every CPU's slots; set under girq_agg.lock, girq_fill_mutex and each
+ * CPU's lock, and their histograms filled under girq_fill_mutex: the work
+ * fills them while girq_agg.lock's holder waits for the probes to attach.
  */
 static struct girq_agg_cpu __percpu *girq_agg_mem;
+static DEFINE_MUTEX(girq_fill_mutex);
 
 static size_t girq_agg_cpu_size(void)
 {
@@ -1195,29 +1197,22 @@ static void girq_untracked(void *ctx, u32 id)
 	gc->untracked[id % GIRQ_NR_EVENTS]++;
 }
 
-/* Every CPU's staged samples into their histograms; girq_agg.lock held. */
-static void girq_agg_fill_locked(void)
+/* Every CPU's staged samples into their histograms. */
+void kprof_girq_agg_fill(void)
 {
 	struct kprof_cells c = { .cell = girq_cell, .untracked = girq_untracked };
 	int cpu;
 
-	lockdep_assert_held(&girq_agg.lock);
-	if (!girq_agg_mem)
-		return;
+	mutex_lock(&girq_fill_mutex);
 	for_each_possible_cpu(cpu) {
+		if (!girq_agg_mem)
+			break;	/* off */
 		c.ctx = per_cpu_ptr(&girq_cpus, cpu);
 		c.lock = &per_cpu_ptr(&girq_cpus, cpu)->lock;
 		c.stage = &per_cpu_ptr(girq_agg_mem, cpu)->stage;
 		kprof_agg_fill(&c);
 	}
-}
-
-/* From kprof_agg.c's work. */
-void kprof_girq_agg_fill(void)
-{
-	mutex_lock(&girq_agg.lock);
-	girq_agg_fill_locked();
-	mutex_unlock(&girq_agg.lock);
+	mutex_unlock(&girq_fill_mutex);
 }
 
 /*
@@ -1230,6 +1225,7 @@ static struct girq_agg_cpu __percpu *girq_agg_swap(struct girq_agg_cpu __percpu 
 	struct girq_agg_cpu __percpu *old = girq_agg_mem;
 	int cpu;
 
+	mutex_lock(&girq_fill_mutex);
 	for_each_possible_cpu(cpu) {
 		struct girq_cpu *gc = per_cpu_ptr(&girq_cpus, cpu);
 
@@ -1242,6 +1238,7 @@ static struct girq_agg_cpu __percpu *girq_agg_swap(struct girq_agg_cpu __percpu 
 		raw_spin_unlock_irq(&gc->lock);
 	}
 	girq_agg_mem = mem;
+	mutex_unlock(&girq_fill_mutex);
 	return mem == old ? NULL : old;
 }
 
@@ -1259,6 +1256,8 @@ static int girq_agg_start(void)
 		kprof_agg_uncharge(girq_agg_mem_size());
 		return -ENOMEM;
 	}
+	/* Spares for the first samples, which come while the probes attach. */
+	kprof_agg_spares(&girq_agg, true);
 	girq_agg_free(girq_agg_swap(mem, true));
 	flush_work(&girq_work);
 	mutex_lock(&girq_mutex);
@@ -1283,7 +1282,7 @@ static int girq_agg_set(unsigned int val)
 		kprof_girq_unreg();
 	if (ret || val == KPROF_AGG_OFF)
 		girq_agg_free(girq_agg_swap(NULL, false));
-	kprof_agg_recording(girq_agg.state, ret ? KPROF_AGG_OFF : val);
+	kprof_agg_spares(&girq_agg, !ret && val == KPROF_AGG_ON);
 	girq_agg.state = ret ? KPROF_AGG_OFF : val;
 	return ret;
 }
@@ -1352,7 +1351,7 @@ static int girq_hist_show(struct seq_file *m, void *v)
 		   (u64)KPROF_HIST_KERNEL_BUCKETS);
 	mutex_lock(&girq_agg.lock);
 	seq_printf(m, "state %u\n", girq_agg.state);
-	girq_agg_fill_locked();
+	kprof_girq_agg_fill();
 	for_each_possible_cpu(cpu)
 		girq_hist_cpu(m, cpu, h);
 	mutex_unlock(&girq_agg.lock);
@@ -1446,7 +1445,7 @@ void kprof_girq_start(void)
 void kprof_girq_free(void)
 {
 	girq_agg_free(girq_agg_swap(NULL, false));
-	kprof_agg_recording(girq_agg.state, KPROF_AGG_OFF);
+	kprof_agg_spares(&girq_agg, false);
 	girq_agg.state = KPROF_AGG_OFF;
 }
 

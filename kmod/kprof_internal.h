@@ -124,6 +124,7 @@ enum { KPROF_AGG_OFF, KPROF_AGG_ON, KPROF_AGG_FROZEN };
 struct kprof_agg_ctl {
 	struct mutex lock;	/* writers of the file; readers of the state */
 	unsigned int state;
+	bool spares;			/* holds the spares (kprof_agg_spares()) */
 	const struct file *owner;	/* compared, never dereferenced */
 	int (*set)(unsigned int val);
 };
@@ -271,7 +272,7 @@ int kprof_agg_charge(size_t size);
 void kprof_agg_uncharge(size_t size);
 void kprof_agg_hist_free(struct kprof_hist *h);
 void kprof_agg_fill(const struct kprof_cells *c);
-void kprof_agg_recording(unsigned int from, unsigned int to);
+void kprof_agg_spares(struct kprof_agg_ctl *ctl, bool on);
 void kprof_agg_sync(void);
 int kprof_dev_agg_attach(struct kprof_dev *dev);
 void kprof_dev_agg_fill(struct kprof_dev *dev);
