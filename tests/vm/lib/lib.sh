@@ -291,3 +291,34 @@ expect_aggregation_owned() {
 # use_kprofctl32_dyn: the dynamic 32-bit kprofctl (tests/vm/harness/mkinitramfs.sh: with
 # its libraries) in kprofctl-dyn's place.
 use_kprofctl32_dyn() { use_32bit /usr/local/bin/kprofctl32-dyn kprofctl-dyn; }
+
+# girq_window: 1 s of traffic into kprof/girq_aggregate, then frozen. Sets
+# runs_lo and runs_hi (the handler runs girq_counters counted meanwhile,
+# read before and after the freeze) and, from kprof/girq_hist, agg (handler
+# samples aggregated), untracked (handler samples not), untracked_all (of
+# any event) and per_cpu (the most IRQ actions aggregated on one CPU).
+girq_window() {
+	c0=$(sed -n 's/^handlers: //p' "$KP/girq_counters")
+	echo 1 >"$KP/girq_aggregate"
+	run_traffic 1
+	sleep 0.2
+	runs_lo=$(($(sed -n 's/^handlers: //p' "$KP/girq_counters") - c0))
+	echo 2 >"$KP/girq_aggregate"
+	runs_hi=$(($(sed -n 's/^handlers: //p' "$KP/girq_counters") - c0))
+	# shellcheck disable=SC2046 # the four numbers, split on purpose
+	set -- $(awk '$1 == "kprof_girq_handler" { n += $5; a[$2 " " $3] = 1 }
+		$1 == "untracked" && $3 == "kprof_girq_handler" { u += $4 }
+		$1 == "untracked" { t += $4 }
+		END { for (k in a) { split(k, f, " "); c[f[1]]++; if (c[f[1]] > m) m = c[f[1]] }
+			print n + 0, u + 0, t + 0, m + 0 }' "$KP/girq_hist")
+	# shellcheck disable=SC2034 # read by the tests
+	agg=$1 untracked=$2 untracked_all=$3 per_cpu=$4
+	echo "handler samples: $agg aggregated, $untracked untracked ($untracked_all samples of all events); the tracker timed $runs_lo to $runs_hi handler runs"
+}
+
+# expect_handlers_accounted: each handler run of girq_window's is either
+# aggregated or untracked.
+expect_handlers_accounted() {
+	[ $((agg + untracked)) -ge "$runs_lo" ] && [ $((agg + untracked)) -le "$runs_hi" ] ||
+		fail "aggregated + untracked handler samples do not match the handler runs"
+}
