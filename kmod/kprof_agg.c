@@ -187,9 +187,11 @@ void kprof_agg_spares(struct kprof_agg_ctl *ctl, bool on)
 
 /*
  * The first sample of cell @id (*@cell NULL), or one of a refused cell:
- * the cell takes a spare, or the sample waits in @st. @st's lock held.
+ * the cell takes a spare, or the sample waits in @st. The cell's lock
+ * held; @st_lock is @st's, or NULL if it is the cell's.
  */
-bool kprof_cell_first(struct kprof_hist **cell, struct kprof_stage *st, u32 id, u64 ns)
+bool kprof_cell_first(struct kprof_hist **cell, struct kprof_stage *st,
+		      raw_spinlock_t *st_lock, u32 id, u64 ns)
 {
 	struct kprof_hist *h;
 	bool kept = true;
@@ -200,64 +202,73 @@ bool kprof_cell_first(struct kprof_hist **cell, struct kprof_stage *st, u32 id, 
 	if (h) {
 		*cell = h;
 		kprof_hist_add(h, ns);
-	} else if (st->n < KPROF_STAGE_LEN) {
+		goto out;
+	}
+	if (st_lock)
+		raw_spin_lock(st_lock);
+	if (st->n < KPROF_STAGE_LEN) {
 		st->e[st->n].cell = id;
 		st->e[st->n].ns = ns;
 		st->n++;
 	} else {
 		kept = false;
 	}
+	if (st_lock)
+		raw_spin_unlock(st_lock);
+out:
 	agg_kick();
 	return kept;
 }
 
-/*
- * The samples of @c's stage whose cells have their histogram go in, those
- * of refused cells count as untracked; returns with *@id the cell of the
- * first one left (still NULL), or false if none is left.
- */
-static bool agg_drain(const struct kprof_cells *c, u32 *id)
+/* Take a sample off @c's stage; false if none is left. */
+static bool stage_pop(const struct kprof_cells *c, u32 *id, u64 *ns)
 {
 	struct kprof_stage *st = c->stage;
-	struct kprof_hist *h;
-	unsigned int i, kept = 0;
+	bool got;
 
-	raw_spin_lock_irq(c->lock);
-	for (i = 0; i < st->n; i++) {
-		h = *c->cell(c->ctx, st->e[i].cell);
-		if (!IS_ERR_OR_NULL(h))
-			kprof_hist_add(h, st->e[i].ns);
-		else if (h)
-			c->untracked(c->ctx, st->e[i].cell);
-		else
-			st->e[kept++] = st->e[i];
+	raw_spin_lock_irq(c->stage_lock);
+	got = st->n;
+	if (got) {
+		st->n--;
+		*id = st->e[st->n].cell;
+		*ns = st->e[st->n].ns;
 	}
-	st->n = kept;
-	if (kept)
-		*id = st->e[0].cell;
-	raw_spin_unlock_irq(c->lock);
-	return kept;
+	raw_spin_unlock_irq(c->stage_lock);
+	return got;
 }
 
 /*
  * Give every cell with staged samples its histogram (or its refusal) and
- * move the samples in. A cell is set here, or by its first sample when a
+ * move the samples in, each under its cell's lock, which is never taken
+ * with the stage's. A cell is set here, or by its first sample when a
  * spare is left; the callers serialise this per set of cells and against
  * the cells' freeing.
  */
 void kprof_agg_fill(const struct kprof_cells *c)
 {
 	struct kprof_hist *h, **cell;
+	raw_spinlock_t *lock;
+	u64 ns;
 	u32 id;
 
-	while (agg_drain(c, &id)) {
-		h = spare_take() ?: agg_hist_alloc(true);
-		raw_spin_lock_irq(c->lock);
+	while (stage_pop(c, &id, &ns)) {
+		lock = c->lock(c->ctx, id);
+		h = NULL;
+		raw_spin_lock_irq(lock);
 		cell = c->cell(c->ctx, id);
-		if (!*cell)
-			swap(*cell, h);
-		raw_spin_unlock_irq(c->lock);
-		kprof_agg_hist_free(h);	/* the cell took a spare meanwhile */
+		if (!*cell) {
+			raw_spin_unlock_irq(lock);
+			h = spare_take() ?: agg_hist_alloc(true);
+			raw_spin_lock_irq(lock);
+			if (!*cell)
+				swap(*cell, h);	/* else a spare came meanwhile */
+		}
+		if (IS_ERR(*cell))
+			c->untracked(c->ctx, id);
+		else
+			kprof_hist_add(*cell, ns);
+		raw_spin_unlock_irq(lock);
+		kprof_agg_hist_free(h);
 	}
 }
 
@@ -334,7 +345,7 @@ static size_t dev_agg_size(const struct kprof_dev *dev)
 			   array_size(nr_cpu_ids, kprof_nr_kinds(dev)));
 }
 
-/* @dev's cells, none with a histogram yet; within the budget. */
+/* @dev's cells, recording, none with a histogram yet; within the budget. */
 static struct kprof_dev_agg *agg_alloc(const struct kprof_dev *dev)
 {
 	struct kprof_dev_agg *a;
@@ -342,8 +353,12 @@ static struct kprof_dev_agg *agg_alloc(const struct kprof_dev *dev)
 	if (kprof_agg_charge(dev_agg_size(dev)))
 		return NULL;
 	a = kvzalloc(dev_agg_size(dev), GFP_KERNEL | __GFP_NOWARN);
-	if (!a)
+	if (!a) {
 		kprof_agg_uncharge(dev_agg_size(dev));
+		return NULL;
+	}
+	raw_spin_lock_init(&a->stage_lock);
+	a->on = true;
 	return a;
 }
 
@@ -359,57 +374,81 @@ void kprof_dev_agg_free(const struct kprof_dev *dev, struct kprof_dev_agg *a)
 	kprof_agg_uncharge(dev_agg_size(dev));
 }
 
+/* @dev's cells; kprof_dev_mutex held. */
+static struct kprof_dev_agg *dev_agg(struct kprof_dev *dev)
+{
+	return rcu_dereference_protected(dev->agg, lockdep_is_held(&kprof_dev_mutex));
+}
+
 static struct kprof_hist **dev_cell(void *ctx, u32 id)
 {
-	return &((struct kprof_dev *)ctx)->agg->cell[id].h;
+	return &dev_agg(ctx)->cell[id].h;
+}
+
+static raw_spinlock_t *dev_cell_lock(void *ctx, u32 id)
+{
+	struct kprof_dev *dev = ctx;
+
+	return &per_cpu_ptr(dev->pcpu, id / kprof_nr_kinds(dev))->lock;
 }
 
 static void dev_untracked(void *ctx, u32 id)
 {
-	((struct kprof_dev *)ctx)->agg->cell[id].untracked++;
+	dev_agg(ctx)->cell[id].untracked++;
 }
 
 /* @dev's staged samples into their histograms; kprof_dev_mutex held. */
 void kprof_dev_agg_fill(struct kprof_dev *dev)
 {
+	struct kprof_dev_agg *a = dev_agg(dev);
 	struct kprof_cells c = {
-		.lock = &dev->lock, .cell = dev_cell, .untracked = dev_untracked, .ctx = dev,
+		.lock = dev_cell_lock, .cell = dev_cell, .untracked = dev_untracked, .ctx = dev,
 	};
 
-	lockdep_assert_held(&kprof_dev_mutex);
-	if (!dev->agg)
+	if (!a)
 		return;
-	c.stage = &dev->agg->stage;
+	c.stage_lock = &a->stage_lock;
+	c.stage = &a->stage;
 	kprof_agg_fill(&c);
 }
 
 /*
  * A device registered while aggregation is on: its samples count from
- * now. kprof_dev_mutex held.
+ * now. kprof_dev_mutex held; no hook runs on @dev yet.
  */
 int kprof_dev_agg_attach(struct kprof_dev *dev)
 {
+	struct kprof_dev_agg *a;
+
 	if (kprof_dev_agg.state != KPROF_AGG_ON)
 		return 0;
-	dev->agg = agg_alloc(dev);
-	if (!dev->agg)
+	a = agg_alloc(dev);
+	if (!a)
 		return -ENOMEM;
-	dev->agg_on = true;
+	rcu_assign_pointer(dev->agg, a);
 	return 0;
 }
 
-/* Install @a (or NULL) as @dev's cells; returns the old ones. */
-static struct kprof_dev_agg *agg_swap(struct kprof_dev *dev, struct kprof_dev_agg *a, bool on)
+/* Install @a (or NULL) as @dev's cells; the old ones wait for agg_free_retired(). */
+static void agg_retire(struct kprof_dev *dev, struct kprof_dev_agg *a)
 {
-	struct kprof_dev_agg *old;
-	unsigned long flags;
+	dev->agg_retired = dev_agg(dev);
+	rcu_assign_pointer(dev->agg, a);
+}
 
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	old = dev->agg;
-	dev->agg = a;
-	dev->agg_on = on;
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
-	return old;
+/*
+ * The cells agg_retire() replaced freed, once no hook can be using them
+ * (the hooks read them with interrupts off); kprof_dev_mutex held.
+ */
+static void agg_free_retired(void)
+{
+	struct kprof_dev *dev;
+
+	synchronize_rcu();
+	list_for_each_entry(dev, &kprof_devices, node) {
+		kprof_dev_agg_free(dev, dev->agg_retired);
+		dev->agg_retired = NULL;
+	}
 }
 
 /* Every device's histograms freed; kprof_dev_mutex held. */
@@ -418,7 +457,8 @@ static void agg_free_all(void)
 	struct kprof_dev *dev;
 
 	list_for_each_entry(dev, &kprof_devices, node)
-		kprof_dev_agg_free(dev, agg_swap(dev, NULL, false));
+		agg_retire(dev, NULL);
+	agg_free_retired();
 }
 
 /*
@@ -433,25 +473,31 @@ static int agg_start_all(void)
 	list_for_each_entry(dev, &kprof_devices, node) {
 		a = agg_alloc(dev);
 		if (!a) {
+			agg_free_retired();
 			agg_free_all();
 			return -ENOMEM;
 		}
-		kprof_dev_agg_free(dev, agg_swap(dev, a, true));
+		agg_retire(dev, a);
 	}
+	agg_free_retired();
 	return 0;
 }
 
-/* Recording stopped, the histograms kept; kprof_dev_mutex held. */
+/*
+ * Recording stopped, the histograms kept; kprof_dev_mutex held. Returns
+ * once no hook is adding a sample.
+ */
 static void agg_freeze_all(void)
 {
 	struct kprof_dev *dev;
-	unsigned long flags;
+	struct kprof_dev_agg *a;
 
 	list_for_each_entry(dev, &kprof_devices, node) {
-		raw_spin_lock_irqsave(&dev->lock, flags);
-		dev->agg_on = false;
-		raw_spin_unlock_irqrestore(&dev->lock, flags);
+		a = dev_agg(dev);
+		if (a)
+			WRITE_ONCE(a->on, false);
 	}
+	synchronize_rcu();
 }
 
 /* Switch to @val; kprof_dev_agg.lock held. The key is taken or dropped outside kprof_dev_mutex. */

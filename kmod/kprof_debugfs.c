@@ -87,9 +87,11 @@ static int counters_show(struct seq_file *m, void *v)
 	if (!snap)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		raw_spin_lock_irq(&dev->lock);
-		snap[cpu] = per_cpu_ptr(dev->pcpu, cpu)->c;
-		raw_spin_unlock_irq(&dev->lock);
+		struct kprof_pcpu *pc = per_cpu_ptr(dev->pcpu, cpu);
+
+		raw_spin_lock_irq(&pc->lock);
+		snap[cpu] = pc->c;
+		raw_spin_unlock_irq(&pc->lock);
 	}
 	counters_print(m, snap);
 	kfree(snap);
@@ -141,10 +143,12 @@ static int latency_show(struct seq_file *m, void *v)
 	if (!sum)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		raw_spin_lock_irq(&dev->lock);
+		struct kprof_pcpu *pc = per_cpu_ptr(dev->pcpu, cpu);
+
+		raw_spin_lock_irq(&pc->lock);
 		for (k = 0; k < nk; k++)
-			lat_merge(&sum[k], &per_cpu_ptr(dev->pcpu, cpu)->lat[k]);
-		raw_spin_unlock_irq(&dev->lock);
+			lat_merge(&sum[k], &pc->lat[k]);
+		raw_spin_unlock_irq(&pc->lock);
 	}
 	for (k = 0; k < nk; k++) {
 		if (k < KPROF_K_SPAN0)
@@ -157,17 +161,26 @@ static int latency_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(latency);
 
-/* The seq of the last event of each kind emitted; reset does not touch it. */
+/*
+ * The seq of the last event of each kind emitted; reset does not touch it.
+ * A hook assigns seq and emits under its CPU's lock: once each CPU's lock
+ * has been taken after the reading, every event it counts is in the trace.
+ */
 static int emitted_show(struct seq_file *m, void *v)
 {
 	struct kprof_dev *dev = m->private;
 	u64 seq[KPROF_NR_EVENTS];
-	unsigned long flags;
-	int i;
+	int i, cpu;
 
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	memcpy(seq, dev->seq, sizeof(seq));
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
+	for (i = 0; i < KPROF_NR_EVENTS; i++)
+		seq[i] = atomic64_read(&dev->seq[i]);
+	smp_mb();	/* the reading before the locks */
+	for_each_possible_cpu(cpu) {
+		struct kprof_pcpu *pc = per_cpu_ptr(dev->pcpu, cpu);
+
+		raw_spin_lock_irq(&pc->lock);
+		raw_spin_unlock_irq(&pc->lock);
+	}
 	for (i = 0; i < KPROF_NR_EVENTS; i++)
 		seq_printf(m, "%s: %llu\n", event_names[i], seq[i]);
 	return 0;
@@ -225,20 +238,21 @@ static void hist_print(struct seq_file *m, struct kprof_dev *dev, unsigned int k
 	kprof_hist_print(m, h);
 }
 
-/* @dev's histogram of @kind on @cpu into @h, if it has one; kprof_dev_mutex held. */
-static bool hist_copy(struct kprof_dev *dev, int cpu, unsigned int kind, struct kprof_hist *h,
-		      u64 *untracked)
+/* @a's histogram of @kind on @cpu into @h, if it has one; kprof_dev_mutex held. */
+static bool hist_copy(struct kprof_dev *dev, struct kprof_dev_agg *a, int cpu,
+		      unsigned int kind, struct kprof_hist *h, u64 *untracked)
 {
-	struct kprof_dev_cell *c = &dev->agg->cell[cpu * kprof_nr_kinds(dev) + kind];
+	struct kprof_dev_cell *c = &a->cell[cpu * kprof_nr_kinds(dev) + kind];
+	raw_spinlock_t *lock = &per_cpu_ptr(dev->pcpu, cpu)->lock;
 	struct kprof_hist *src;
 
-	raw_spin_lock_irq(&dev->lock);
+	raw_spin_lock_irq(lock);
 	src = c->h;
 	*untracked = c->untracked;
-	raw_spin_unlock_irq(&dev->lock);
+	raw_spin_unlock_irq(lock);
 	if (IS_ERR_OR_NULL(src))
 		return false;
-	kprof_hist_copy(&dev->lock, h, src);
+	kprof_hist_copy(lock, h, src);
 	return true;
 }
 
@@ -252,6 +266,7 @@ static bool hist_copy(struct kprof_dev *dev, int cpu, unsigned int kind, struct 
 static int hist_show(struct seq_file *m, void *v)
 {
 	struct kprof_dev *dev = m->private;
+	struct kprof_dev_agg *a;
 	struct kprof_hist *h;
 	unsigned int k;
 	u64 untracked;
@@ -266,9 +281,10 @@ static int hist_show(struct seq_file *m, void *v)
 	mutex_lock(&kprof_dev_mutex);
 	seq_printf(m, "state %u\n", kprof_dev_agg.state);
 	kprof_dev_agg_fill(dev);
+	a = rcu_dereference_protected(dev->agg, lockdep_is_held(&kprof_dev_mutex));
 	for_each_possible_cpu(cpu) {
-		for (k = 0; dev->agg && k < kprof_nr_kinds(dev); k++) {
-			if (hist_copy(dev, cpu, k, h, &untracked) && h->count)
+		for (k = 0; a && k < kprof_nr_kinds(dev); k++) {
+			if (hist_copy(dev, a, cpu, k, h, &untracked) && h->count)
 				hist_print(m, dev, k, cpu, h);
 			if (untracked) {
 				seq_printf(m, "untracked %d ", cpu);

@@ -28,17 +28,25 @@ DEFINE_MUTEX(kprof_dev_mutex);
 void kprof_devs_reset_inflight(void)
 {
 	struct kprof_dev *dev;
-	unsigned long flags;
+	unsigned int i;
+	int cpu;
 
 	mutex_lock(&kprof_dev_mutex);
 	list_for_each_entry(dev, &kprof_devices, node) {
-		raw_spin_lock_irqsave(&dev->lock, flags);
+		raw_spin_lock_irq(&dev->pend_lock);
 		dev->pending_since = 0;
 		dev->pending_irqs = 0;
-		dev->hard_start = 0;
-		dev->batch_start = 0;
-		memset(dev->span_start, 0, sizeof(dev->span_start));
-		raw_spin_unlock_irqrestore(&dev->lock, flags);
+		raw_spin_unlock_irq(&dev->pend_lock);
+		atomic64_set(&dev->batch_start, 0);
+		for (i = 0; i < KPROF_MAX_SPANS; i++)
+			atomic64_set(&dev->span_start[i], 0);
+		for_each_possible_cpu(cpu) {
+			struct kprof_pcpu *pc = per_cpu_ptr(dev->pcpu, cpu);
+
+			raw_spin_lock_irq(&pc->lock);
+			pc->hard_start = 0;
+			raw_spin_unlock_irq(&pc->lock);
+		}
 	}
 	mutex_unlock(&kprof_dev_mutex);
 }
@@ -49,18 +57,21 @@ static size_t pcpu_size(unsigned int nr_spans)
 }
 
 /*
- * Zero the counters and histograms (not seq), a CPU at a time under the
+ * Zero the counters and histograms (not seq), a CPU at a time under its
  * lock: a hook's update of that CPU is wholly before or wholly after.
  */
 void kprof_dev_reset_stats(struct kprof_dev *dev)
 {
-	size_t size = pcpu_size(dev->nr_spans);
+	size_t off = offsetof(struct kprof_pcpu, c);
+	size_t size = pcpu_size(dev->nr_spans) - off;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		raw_spin_lock_irq(&dev->lock);
-		memset(per_cpu_ptr(dev->pcpu, cpu), 0, size);
-		raw_spin_unlock_irq(&dev->lock);
+		struct kprof_pcpu *pc = per_cpu_ptr(dev->pcpu, cpu);
+
+		raw_spin_lock_irq(&pc->lock);
+		memset((char *)pc + off, 0, size);
+		raw_spin_unlock_irq(&pc->lock);
 	}
 }
 
@@ -83,7 +94,7 @@ static void kprof_dev_free(struct kprof_dev *dev)
 
 	for (i = 0; i < dev->nr_spans; i++)
 		kfree_const(dev->span_names[i]);
-	kprof_dev_agg_free(dev, dev->agg);
+	kprof_dev_agg_free(dev, rcu_dereference_protected(dev->agg, true));
 	free_percpu(dev->pcpu);
 	kfree(dev);
 }
@@ -93,6 +104,7 @@ struct kprof_dev *kprof_dev_register(const char *name,
 {
 	struct kprof_dev *dev, *other;
 	int ret = -ENOMEM;
+	int cpu;
 
 	if (!name || !name_ok(name))
 		return ERR_PTR(-EINVAL);
@@ -103,7 +115,7 @@ struct kprof_dev *kprof_dev_register(const char *name,
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
 	strscpy(dev->name, name, sizeof(dev->name));
-	raw_spin_lock_init(&dev->lock);
+	raw_spin_lock_init(&dev->pend_lock);
 	dev->irq = info ? info->irq : -1;
 	if (info && info->span_names) {
 		while (info->span_names[dev->nr_spans]) {
@@ -122,6 +134,8 @@ struct kprof_dev *kprof_dev_register(const char *name,
 	dev->pcpu = __alloc_percpu(pcpu_size(dev->nr_spans), __alignof__(struct kprof_pcpu));
 	if (!dev->pcpu)
 		goto err_free;
+	for_each_possible_cpu(cpu)
+		raw_spin_lock_init(&per_cpu_ptr(dev->pcpu, cpu)->lock);
 
 	mutex_lock(&kprof_dev_mutex);
 	list_for_each_entry(other, &kprof_devices, node) {

@@ -338,7 +338,7 @@ static void girq_agg_add(struct girq_cpu *gc, enum girq_event ev, int irq,
 			break;
 	}
 	if (i == girq_agg_slots ||
-	    !kprof_cell_add(&a->hist[ev], &gc->agg->stage, i * GIRQ_NR_EVENTS + ev, ns))
+	    !kprof_cell_add(&a->hist[ev], &gc->agg->stage, NULL, i * GIRQ_NR_EVENTS + ev, ns))
 		gc->untracked[ev]++;
 }
 
@@ -1190,6 +1190,13 @@ static struct kprof_hist **girq_cell(void *ctx, u32 id)
 	return &gc->agg->slot[id / GIRQ_NR_EVENTS].hist[id % GIRQ_NR_EVENTS];
 }
 
+static raw_spinlock_t *girq_cell_lock(void *ctx, u32 id)
+{
+	struct girq_cpu *gc = ctx;
+
+	return &gc->lock;
+}
+
 static void girq_untracked(void *ctx, u32 id)
 {
 	struct girq_cpu *gc = ctx;
@@ -1200,7 +1207,9 @@ static void girq_untracked(void *ctx, u32 id)
 /* Every CPU's staged samples into their histograms. */
 void kprof_girq_agg_fill(void)
 {
-	struct kprof_cells c = { .cell = girq_cell, .untracked = girq_untracked };
+	struct kprof_cells c = {
+		.lock = girq_cell_lock, .cell = girq_cell, .untracked = girq_untracked,
+	};
 	int cpu;
 
 	mutex_lock(&girq_fill_mutex);
@@ -1208,7 +1217,7 @@ void kprof_girq_agg_fill(void)
 		if (!girq_agg_mem)
 			break;	/* off */
 		c.ctx = per_cpu_ptr(&girq_cpus, cpu);
-		c.lock = &per_cpu_ptr(&girq_cpus, cpu)->lock;
+		c.stage_lock = &per_cpu_ptr(&girq_cpus, cpu)->lock;
 		c.stage = &per_cpu_ptr(girq_agg_mem, cpu)->stage;
 		kprof_agg_fill(&c);
 	}

@@ -42,8 +42,12 @@ static void kprof_lat_add(struct kprof_lat *lat, u64 ns)
 }
 
 /*
- * The hooks' slow paths: only reached while kprof_active is on. Each takes
- * dev->lock (IRQs off) for all it does; see struct kprof_dev.
+ * The hooks' slow paths: only reached while kprof_active is on. Each reads
+ * the clock first, where its sample starts or ends, then works with
+ * interrupts off under its own CPU's lock (struct kprof_pcpu), which only
+ * the readers of that CPU's values contend for, one CPU at a time. What
+ * passes between CPUs is lock-free (batch and span starts, seq), or the
+ * few stores of the IRQ-to-thread handoff under pend_lock.
  */
 
 DEFINE_PER_CPU(struct kprof_misuse, kprof_misuse);
@@ -74,82 +78,129 @@ static bool span_ok(struct kprof_dev *dev, u32 id)
 	return true;
 }
 
-static struct kprof_counters *hook_enter(struct kprof_dev *dev)
+/* This CPU's state of @dev, locked and counted; interrupts off. */
+static struct kprof_pcpu *pc_lock(struct kprof_dev *dev)
 {
-	struct kprof_counters *c = &this_cpu_ptr(dev->pcpu)->c;
+	struct kprof_pcpu *pc = this_cpu_ptr(dev->pcpu);
 
-	c->hook_calls++;
-	return c;
+	raw_spin_lock(&pc->lock);
+	pc->c.hook_calls++;
+	return pc;
 }
 
-/* Aggregate a sample of @kind on this CPU (dev->lock held). */
+static u64 next_seq(struct kprof_dev *dev, enum kprof_event ev)
+{
+	return atomic64_inc_return(&dev->seq[ev]);
+}
+
+/* Aggregate a sample of @kind on this CPU (its lock held). */
 static void agg_add(struct kprof_dev *dev, enum kprof_kind kind, u64 ns)
 {
-	u32 id = raw_smp_processor_id() * kprof_nr_kinds(dev) + kind;
-	struct kprof_dev_cell *c = &dev->agg->cell[id];
+	struct kprof_dev_agg *a = rcu_dereference_sched(dev->agg);
+	u32 id;
 
-	if (!kprof_cell_add(&c->h, &dev->agg->stage, id, ns))
-		c->untracked++;
+	if (!a || !READ_ONCE(a->on))
+		return;
+	id = raw_smp_processor_id() * kprof_nr_kinds(dev) + kind;
+	if (!kprof_cell_add(&a->cell[id].h, &a->stage, &a->stage_lock, id, ns))
+		a->cell[id].untracked++;
 }
 
 /*
- * A sample of @kind from @start to now, with dev->lock held. False, and
- * nothing recorded, if the clock reads before @start: a start taken on
- * another CPU whose clock is ahead (kprof_span_end_at()). Such a sample is
- * counted in backwards, never clamped.
+ * A sample of @kind from @start to @now, this CPU's lock held. False, and
+ * nothing recorded, if @now is before @start: a start taken on another CPU
+ * whose clock is ahead (kprof_span_end_at()). Such a sample is counted in
+ * backwards, never clamped.
  */
-static bool sample(struct kprof_dev *dev, enum kprof_kind kind, u64 start, u64 *ns)
+static bool sample(struct kprof_dev *dev, struct kprof_pcpu *pc, enum kprof_kind kind,
+		   u64 start, u64 now, u64 *ns)
 {
-	struct kprof_pcpu *pc = this_cpu_ptr(dev->pcpu);
-	u64 now = ktime_get_ns();
-
 	if (unlikely(now < start)) {
 		pc->c.backwards++;
 		return false;
 	}
 	*ns = now - start;
 	kprof_lat_add(&pc->lat[kind], *ns);
-	if (dev->agg_on)
-		agg_add(dev, kind, *ns);
+	agg_add(dev, kind, *ns);
 	return true;
 }
 
-/* Close the interval opened at *@slot (dev->lock held); false if none was. */
-static bool close_interval(struct kprof_dev *dev, u64 *slot,
-			   enum kprof_kind kind, u64 *ns)
+/*
+ * A woken IRQ stamped at @start waits for a thread run; if one already
+ * waits, the first stamp is kept and this one is coalesced into its run.
+ */
+static void pend_add(struct kprof_dev *dev, u64 start)
 {
-	u64 start = *slot;
+	raw_spin_lock(&dev->pend_lock);
+	if (!dev->pending_irqs++) {
+		dev->pending_since = start;
+		dev->pending_cpu = raw_smp_processor_id();
+	}
+	raw_spin_unlock(&dev->pend_lock);
+}
 
-	*slot = 0;
-	return start && sample(dev, kind, start, ns);
+/*
+ * The woken IRQs a thread run that began at @now serves: none if the first
+ * was stamped after @now, an IRQ during this run that the IRQ core runs the
+ * thread again for. Returns their number, the first's stamp and CPU.
+ */
+static u32 pend_take(struct kprof_dev *dev, u64 now, u64 *since, int *cpu)
+{
+	u32 irqs = 0;
+
+	raw_spin_lock(&dev->pend_lock);
+	if (dev->pending_irqs && dev->pending_since <= now) {
+		irqs = dev->pending_irqs;
+		*since = dev->pending_since;
+		*cpu = dev->pending_cpu;
+		dev->pending_irqs = 0;
+	}
+	raw_spin_unlock(&dev->pend_lock);
+	return irqs;
+}
+
+/* A begin hook: count it on this CPU, and leave @now in @slot. */
+static void stamp(struct kprof_dev *dev, atomic64_t *slot, u64 now)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	raw_spin_unlock(&pc_lock(dev)->lock);
+	atomic64_set(slot, now);
+	local_irq_restore(flags);
 }
 
 void __kprof_irq_enter(struct kprof_dev *dev)
 {
+	struct kprof_pcpu *pc;
 	unsigned long flags;
+	u64 now;
 
 	if (!hook_ok(dev))
 		return;
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	hook_enter(dev)->irqs++;
-	dev->hard_start = ktime_get_ns();
-	dev->hard_cpu = raw_smp_processor_id();
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
+	now = ktime_get_ns();
+	local_irq_save(flags);
+	pc = pc_lock(dev);
+	pc->c.irqs++;
+	pc->hard_start = now;
+	raw_spin_unlock(&pc->lock);
+	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__kprof_irq_enter);
 
 void __kprof_irq_exit(struct kprof_dev *dev, irqreturn_t ret)
 {
-	struct kprof_counters *c;
+	struct kprof_pcpu *pc;
 	unsigned long flags;
-	u64 start, ns;
+	u64 now, start, ns;
 
 	if (!hook_ok(dev))
 		return;
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	c = hook_enter(dev);
-	start = dev->hard_start;
-	dev->hard_start = 0;
+	now = ktime_get_ns();
+	local_irq_save(flags);
+	pc = pc_lock(dev);
+	start = pc->hard_start;
+	pc->hard_start = 0;
 	if (!start)
 		goto out;	/* the key came on after the entry */
 	/*
@@ -157,141 +208,135 @@ void __kprof_irq_exit(struct kprof_dev *dev, irqreturn_t ret)
 	 * IRQ core wakes the thread for exactly IRQ_WAKE_THREAD, not for a
 	 * value with its bit set (IRQ_HANDLED | IRQ_WAKE_THREAD).
 	 */
-	if (ret == IRQ_WAKE_THREAD) {
-		c->wakes++;
-		if (!dev->pending_irqs++) {
-			dev->pending_since = start;
-			dev->pending_cpu = dev->hard_cpu;
-		}
-	}
-	if (sample(dev, KPROF_K_IRQ_HANDLER, start, &ns) && trace_kprof_irq_handler_enabled())
+	if (ret == IRQ_WAKE_THREAD)
+		pc->c.wakes++;
+	if (sample(dev, pc, KPROF_K_IRQ_HANDLER, start, now, &ns) &&
+	    trace_kprof_irq_handler_enabled())
 		trace_kprof_irq_handler(dev->name, dev->irq, ns,
-					++dev->seq[KPROF_EV_IRQ_HANDLER]);
+					next_seq(dev, KPROF_EV_IRQ_HANDLER));
 out:
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
+	raw_spin_unlock(&pc->lock);
+	if (start && ret == IRQ_WAKE_THREAD)
+		pend_add(dev, start);
+	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__kprof_irq_exit);
 
 void __kprof_thread_begin(struct kprof_dev *dev)
 {
-	struct kprof_counters *c;
+	struct kprof_pcpu *pc;
 	unsigned long flags;
+	u64 now, since, ns;
+	int hard_cpu;
 	u32 irqs;
-	u64 ns;
 
 	if (!hook_ok(dev))
 		return;
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	c = hook_enter(dev);
-	c->thread_runs++;
-	irqs = dev->pending_irqs;
-	dev->pending_irqs = 0;
+	now = ktime_get_ns();
+	local_irq_save(flags);
+	irqs = pend_take(dev, now, &since, &hard_cpu);
+	pc = pc_lock(dev);
+	pc->c.thread_runs++;
 	if (!irqs) {
 		/*
 		 * Nothing to pair: a wake that was served by the previous
 		 * run (the IRQ core re-runs the thread for a wake that came
-		 * while it ran; that wake was counted as coalesced there), or
-		 * the key came on after the IRQ fired.
+		 * while it ran; that wake was counted as coalesced there, or
+		 * is left for the next run if it came after this run's
+		 * clock read), or the key came on after the IRQ fired.
 		 */
-		c->unpaired_runs++;
+		pc->c.unpaired_runs++;
 		goto out;
 	}
-	if (!sample(dev, KPROF_K_IRQ_THREAD, dev->pending_since, &ns))
+	if (!sample(dev, pc, KPROF_K_IRQ_THREAD, since, now, &ns))
 		goto out;
-	c->coalesced += irqs - 1;
+	pc->c.coalesced += irqs - 1;
 	if (trace_kprof_irq_thread_latency_enabled())
-		trace_kprof_irq_thread_latency(dev->name, dev->irq, dev->pending_cpu,
-					       ns, irqs - 1,
-					       ++dev->seq[KPROF_EV_IRQ_THREAD]);
+		trace_kprof_irq_thread_latency(dev->name, dev->irq, hard_cpu, ns, irqs - 1,
+					       next_seq(dev, KPROF_EV_IRQ_THREAD));
 out:
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
+	raw_spin_unlock(&pc->lock);
+	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__kprof_thread_begin);
 
 void __kprof_batch_begin(struct kprof_dev *dev)
 {
-	unsigned long flags;
-
-	if (!hook_ok(dev))
-		return;
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	hook_enter(dev);
-	dev->batch_start = ktime_get_ns();
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
+	if (hook_ok(dev))
+		stamp(dev, &dev->batch_start, ktime_get_ns());
 }
 EXPORT_SYMBOL_GPL(__kprof_batch_begin);
 
 void __kprof_batch_end(struct kprof_dev *dev, u32 npackets)
 {
-	struct kprof_counters *c;
+	struct kprof_pcpu *pc;
 	unsigned long flags;
-	u64 ns;
+	u64 now, start, ns;
 
 	if (!hook_ok(dev))
 		return;
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	c = hook_enter(dev);
-	if (close_interval(dev, &dev->batch_start, KPROF_K_BATCH, &ns)) {
-		c->batches++;
-		c->packets += npackets;
+	now = ktime_get_ns();
+	local_irq_save(flags);
+	start = atomic64_xchg(&dev->batch_start, 0);
+	pc = pc_lock(dev);
+	if (start && sample(dev, pc, KPROF_K_BATCH, start, now, &ns)) {
+		pc->c.batches++;
+		pc->c.packets += npackets;
 		if (trace_kprof_batch_enabled())
 			trace_kprof_batch(dev->name, npackets, ns,
-					  ++dev->seq[KPROF_EV_BATCH]);
+					  next_seq(dev, KPROF_EV_BATCH));
 	}
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
+	raw_spin_unlock(&pc->lock);
+	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__kprof_batch_end);
 
 void __kprof_span_begin(struct kprof_dev *dev, u32 id)
 {
-	unsigned long flags;
-
-	if (!span_ok(dev, id))
-		return;
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	hook_enter(dev);
-	dev->span_start[id] = ktime_get_ns();
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
+	if (span_ok(dev, id))
+		stamp(dev, &dev->span_start[id], ktime_get_ns());
 }
 EXPORT_SYMBOL_GPL(__kprof_span_begin);
 
-/* A span sample is in: count and emit it (dev->lock held). */
-static void span_done(struct kprof_dev *dev, struct kprof_counters *c, u32 id, u64 ns)
+/* A span sample from @start (0: none) to @now. */
+static void span_end(struct kprof_dev *dev, u32 id, u64 start, u64 now)
 {
-	c->spans++;
-	if (trace_kprof_span_enabled())
-		trace_kprof_span(dev->name, id, ns, ++dev->seq[KPROF_EV_SPAN]);
+	struct kprof_pcpu *pc = pc_lock(dev);
+	u64 ns;
+
+	if (start && sample(dev, pc, KPROF_K_SPAN0 + id, start, now, &ns)) {
+		pc->c.spans++;
+		if (trace_kprof_span_enabled())
+			trace_kprof_span(dev->name, id, ns, next_seq(dev, KPROF_EV_SPAN));
+	}
+	raw_spin_unlock(&pc->lock);
 }
 
 void __kprof_span_end(struct kprof_dev *dev, u32 id)
 {
-	struct kprof_counters *c;
 	unsigned long flags;
-	u64 ns;
+	u64 now;
 
 	if (!span_ok(dev, id))
 		return;
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	c = hook_enter(dev);
-	if (close_interval(dev, &dev->span_start[id], KPROF_K_SPAN0 + id, &ns))
-		span_done(dev, c, id, ns);
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
+	now = ktime_get_ns();
+	local_irq_save(flags);
+	span_end(dev, id, atomic64_xchg(&dev->span_start[id], 0), now);
+	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__kprof_span_end);
 
 void __kprof_span_end_at(struct kprof_dev *dev, u32 id, u64 start_ns)
 {
-	struct kprof_counters *c;
 	unsigned long flags;
-	u64 ns;
+	u64 now;
 
 	if (!span_ok(dev, id))
 		return;
-	raw_spin_lock_irqsave(&dev->lock, flags);
-	c = hook_enter(dev);
-	if (sample(dev, KPROF_K_SPAN0 + id, start_ns, &ns))
-		span_done(dev, c, id, ns);
-	raw_spin_unlock_irqrestore(&dev->lock, flags);
+	now = ktime_get_ns();
+	local_irq_save(flags);
+	span_end(dev, id, start_ns, now);
+	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__kprof_span_end_at);
 

@@ -2,10 +2,12 @@
 #ifndef _KPROF_INTERNAL_H
 #define _KPROF_INTERNAL_H
 
+#include <linux/atomic.h>
 #include <linux/err.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -81,29 +83,35 @@ struct kprof_stage {
 	} e[KPROF_STAGE_LEN];
 };
 
-/* A set of cells, their stage and the lock of both, for kprof_agg_fill(). */
+/*
+ * A set of cells, for kprof_agg_fill(): their stage and its lock, and the
+ * lock of each cell (the stage's, or one per CPU).
+ */
 struct kprof_cells {
-	raw_spinlock_t *lock;
+	raw_spinlock_t *stage_lock;
 	struct kprof_stage *stage;
+	raw_spinlock_t *(*lock)(void *ctx, u32 id);
 	struct kprof_hist **(*cell)(void *ctx, u32 id);
 	void (*untracked)(void *ctx, u32 id);	/* a refused cell's sample */
 	void *ctx;
 };
 
-bool kprof_cell_first(struct kprof_hist **cell, struct kprof_stage *st, u32 id, u64 ns);
+bool kprof_cell_first(struct kprof_hist **cell, struct kprof_stage *st,
+		      raw_spinlock_t *st_lock, u32 id, u64 ns);
 
 /*
  * Add @ns to the histogram of cell @id (*@cell); false if the sample is
  * lost (the cell refused, or the stage full): the caller counts it as
- * untracked. @st's lock held, interrupts off.
+ * untracked. The cell's lock held, interrupts off; @st_lock is the lock
+ * of the stage @st, or NULL if it is the cell's.
  */
 static inline bool kprof_cell_add(struct kprof_hist **cell, struct kprof_stage *st,
-				  u32 id, u64 ns)
+				  raw_spinlock_t *st_lock, u32 id, u64 ns)
 {
 	struct kprof_hist *h = *cell;
 
 	if (IS_ERR_OR_NULL(h))
-		return kprof_cell_first(cell, st, id, ns);
+		return kprof_cell_first(cell, st, st_lock, id, ns);
 	kprof_hist_add(h, ns);
 	return true;
 }
@@ -140,8 +148,9 @@ enum kprof_event {
 
 /*
  * A device's counters on one CPU. Every field, and the histograms after
- * it, is written only under kprof_dev::lock, and read under it too: no
- * update races a reset, and no 64-bit value tears on a 32-bit CPU.
+ * it, is written only by that CPU's hooks under kprof_pcpu::lock, and read
+ * under it too: no update races a reset, and no 64-bit value tears on a
+ * 32-bit CPU.
  */
 struct kprof_counters {
 	u64 hook_calls;		/* slow-path entries of any hook */
@@ -156,7 +165,17 @@ struct kprof_counters {
 	u64 backwards;		/* samples dropped: the clock read before the start */
 };
 
+/*
+ * A device's state on one CPU. The lock is a raw one (taken from hard-IRQ
+ * context, also on PREEMPT_RT), taken by this CPU's hooks and by readers
+ * and resets one CPU at a time, never by another CPU's hooks. A hook
+ * updates the counters, histograms and aggregation cells, and assigns the
+ * event's seq and emits it, under it: a reader that took every CPU's lock
+ * after reading seq finds every event it counts in the trace.
+ */
 struct kprof_pcpu {
+	raw_spinlock_t lock;
+	u64 hard_start;		/* kprof_irq_enter() on this CPU, for its exit */
 	struct kprof_counters c;
 	struct kprof_lat lat[];	/* KPROF_K_SPAN0 + nr_spans kinds */
 };
@@ -171,32 +190,36 @@ struct kprof_dev {
 	struct kprof_pcpu __percpu *pcpu;
 
 	/*
-	 * Everything below, and every per-CPU counter, is under this lock.
-	 * A raw lock: taken from hard-IRQ context, also on PREEMPT_RT. The
-	 * hooks read the clock, update the counters and histograms, assign
-	 * the event's seq and emit the event all under it, so that no
-	 * stamp lands between a clock read and its use, and an event counted
-	 * in seq is in the trace before anyone can read that count.
+	 * The IRQ-to-thread handoff, from the primary handler's CPU to the
+	 * thread's: a few stores under this lock, never a clock read or an
+	 * event.
 	 */
-	raw_spinlock_t lock;
+	raw_spinlock_t pend_lock;
 	u64 pending_since;		/* first woken IRQ not yet served by the thread */
 	u32 pending_irqs;
 	int pending_cpu;
-	u64 hard_start;
-	int hard_cpu;
-	u64 batch_start;
-	u64 seq[KPROF_NR_EVENTS];	/* events emitted, never reset */
-	u64 span_start[KPROF_MAX_SPANS];
+	/* Starts a begin hook leaves for its end hook, maybe on another CPU. */
+	atomic64_t batch_start;
+	atomic64_t span_start[KPROF_MAX_SPANS];
+	atomic64_t seq[KPROF_NR_EVENTS];	/* events emitted, never reset */
 	/*
-	 * kprof/aggregate: the cells, or NULL; samples go in while agg_on.
-	 * The pointer changes under kprof_dev_mutex and this lock.
+	 * kprof/aggregate: the cells, or NULL. Changed under kprof_dev_mutex,
+	 * read by the hooks with interrupts off: an RCU grace period after a
+	 * change no hook uses the old cells.
 	 */
-	struct kprof_dev_agg *agg;
-	bool agg_on;
+	struct kprof_dev_agg __rcu *agg;
+	struct kprof_dev_agg *agg_retired;	/* waiting for the grace period */
 };
 
-/* A device's aggregation: a cell per CPU and kind, CPU-major. */
+/*
+ * A device's aggregation: a cell per CPU and kind, CPU-major, each under
+ * its CPU's lock; samples go in while @on. The stage, shared by the CPUs,
+ * has a lock of its own, taken inside a CPU's lock by a first sample that
+ * finds no spare.
+ */
 struct kprof_dev_agg {
+	bool on;
+	raw_spinlock_t stage_lock;
 	struct kprof_stage stage;
 	struct kprof_dev_cell {
 		struct kprof_hist *h;
@@ -212,7 +235,7 @@ static inline unsigned int kprof_nr_kinds(const struct kprof_dev *dev)
 /*
  * Hook calls kprof ignores (kprof/misuse): on a NULL or ERR_PTR() device (a
  * driver whose registration failed and that treats kprof as optional), in
- * NMI (where dev->lock could be the one the interrupted code holds), or
+ * NMI (where a CPU's lock could be the one the interrupted code holds), or
  * with a span id the device did not register. Counted, never warned about:
  * a hook is a hot path, and panic_on_warn makes a WARN fatal.
  */

@@ -5,13 +5,16 @@
  * <kprof/kprof.h>, which cost a NOP while nobody listens.
  *
  * Every event names the kprof device (as registered) it belongs to. Times
- * are nanoseconds of CLOCK_MONOTONIC (ktime_get_ns()), taken by kprof.ko
- * under the device's lock, so that a delta is never negative.
+ * are nanoseconds of CLOCK_MONOTONIC (ktime_get_ns()), read by kprof.ko
+ * where the sample starts and ends; a delta that would be negative (a start
+ * from another CPU whose clock is ahead) is dropped and counted, never
+ * emitted.
  *
  * Every event also carries @seq: how many events of its kind the device has
  * emitted so far, this one included (kprof.ko counts an event as emitted
  * when it calls the tracepoint while the tracepoint is enabled, and does
- * both under the device's lock). Consecutive seq values mean nothing was
+ * both under its CPU's lock, which kprof/<dev>/emitted takes on every CPU
+ * after reading). Consecutive seq values mean nothing was
  * lost between them; kprof/<dev>/emitted in debugfs shows the latest value,
  * so a reader that samples it while its events are enabled can tell exactly
  * how many events were emitted in between.
