@@ -51,8 +51,10 @@
  * its CPU's alone;
  * its lock only orders it against readers (debugfs), and makes an event
  * counted in seq be in the ring buffer before the count can be read. The
- * threads with requests pending or in a run sit in a small hash of buckets,
- * one raw lock each, which orders requests against the run probes.
+ * threads with requests pending or in a run sit in a hash of buckets
+ * (girq_table), one raw lock each, which orders requests against the run
+ * probes; sized when the probes attach, it has a slot for every IRQ thread
+ * that exists then.
  * sched_waking, on the scheduler's hot path, costs a load and a branch
  * unless a request of its CPU waits for its outcome.
  *
@@ -93,8 +95,9 @@
 #include "kprof_internal.h"
 
 #define GIRQ_NAME_LEN	48	/* the action's name, and its mark */
-#define GIRQ_HASH_BITS	6
-#define GIRQ_WAYS	4
+#define GIRQ_HASH_BITS_MIN	6	/* the table of threads: 64 buckets at least, */
+#define GIRQ_WAYS_MIN	4	/* of 4 slots at least, */
+#define GIRQ_WAYS_SPARE	2	/* 2 more than the existing threads need */
 #define GIRQ_NEST	4
 #define GIRQ_AGG_SLOTS_MAX	64
 
@@ -252,9 +255,20 @@ struct girq_slot {
 
 struct girq_bucket {
 	raw_spinlock_t lock;
-	unsigned int used;	/* slots in use */
-	struct girq_slot slot[GIRQ_WAYS];
+	struct girq_slot *slot;	/* girq_table.ways of them */
 };
+
+/*
+ * The threads with requests pending or in a run: a hash of buckets by pid,
+ * allocated when the probes attach (girq_table_alloc()), sized for the IRQ
+ * threads that exist then, and freed when they detach.
+ */
+static struct {
+	struct girq_bucket *bucket;
+	struct girq_slot *slots;
+	unsigned int bits;
+	unsigned int ways;
+} girq_table;
 
 /*
  * Every lock is initialised statically: the module's events exist, and
@@ -263,12 +277,6 @@ struct girq_bucket {
  */
 static DEFINE_PER_CPU(struct girq_cpu, girq_cpus) = {
 	.lock = __RAW_SPIN_LOCK_UNLOCKED(girq_cpus.lock),
-};
-
-static struct girq_bucket girq_hash[1 << GIRQ_HASH_BITS] = {
-	[0 ... (1 << GIRQ_HASH_BITS) - 1] = {
-		.lock = __RAW_SPIN_LOCK_UNLOCKED(girq_hash.lock),
-	},
 };
 
 static void girq_count(enum girq_counter c, u64 n)
@@ -282,7 +290,7 @@ static void girq_count(enum girq_counter c, u64 n)
 
 static struct girq_bucket *girq_bucket_of(pid_t pid)
 {
-	return &girq_hash[hash_32((u32)pid, GIRQ_HASH_BITS)];
+	return &girq_table.bucket[hash_32((u32)pid, girq_table.bits)];
 }
 
 /* @b's slot of the thread (@pid, @tstart), or NULL; @b locked. */
@@ -290,7 +298,7 @@ static struct girq_slot *girq_find(struct girq_bucket *b, pid_t pid, u64 tstart)
 {
 	int i;
 
-	for (i = 0; i < GIRQ_WAYS; i++)
+	for (i = 0; i < girq_table.ways; i++)
 		if (b->slot[i].used && b->slot[i].req.pid == pid &&
 		    b->slot[i].req.tstart == tstart)
 			return &b->slot[i];
@@ -300,7 +308,6 @@ static struct girq_slot *girq_find(struct girq_bucket *b, pid_t pid, u64 tstart)
 static void girq_release(struct girq_bucket *b, struct girq_slot *s)
 {
 	s->used = false;
-	b->used--;
 }
 
 /*
@@ -392,7 +399,7 @@ static struct girq_slot *girq_alloc(struct girq_bucket *b, const struct girq_req
 	struct girq_slot *s;
 	int i;
 
-	for (i = 0; i < GIRQ_WAYS; i++) {
+	for (i = 0; i < girq_table.ways; i++) {
 		s = &b->slot[i];
 		if (s->used)
 			continue;
@@ -404,7 +411,6 @@ static struct girq_slot *girq_alloc(struct girq_bucket *b, const struct girq_req
 		s->run_inner = false;
 		s->run_served = 0;
 		s->used = true;
-		b->used++;
 		return s;
 	}
 	return NULL;
@@ -960,6 +966,7 @@ static struct girq_tp girq_tps[] = {
 
 static DEFINE_MUTEX(girq_mutex);	/* attached, and the probes' state */
 static bool girq_attached;
+static int girq_attach_err;	/* the last attach's, under girq_mutex */
 static atomic_t girq_users = ATOMIC_INIT(0);
 static DEFINE_SPINLOCK(girq_work_lock);
 /*
@@ -985,7 +992,8 @@ static void girq_lookup(struct tracepoint *tp, void *priv)
 static void girq_reset(void)
 {
 	u64 dropped = 0, running = 0, unsettled = 0;
-	int cpu, i, w;
+	size_t i;
+	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct girq_cpu *gc = per_cpu_ptr(&girq_cpus, cpu);
@@ -999,22 +1007,19 @@ static void girq_reset(void)
 		gc->expect = false;
 		gc->depth = 0;
 	}
-	for (i = 0; i < ARRAY_SIZE(girq_hash); i++) {
-		for (w = 0; w < GIRQ_WAYS; w++) {
-			struct girq_slot *s = &girq_hash[i].slot[w];
+	for (i = 0; i < ((size_t)girq_table.ways << girq_table.bits); i++) {
+		struct girq_slot *s = &girq_table.slots[i];
 
-			if (s->used) {
-				dropped += s->pending;
-				/*
-				 * A task's request can be preempted before
-				 * its waking, which may come after
-				 * sched_waking's probe is gone: not known.
-				 */
-				unsettled += s->unsettled;
-			}
-			s->used = false;
+		if (s->used) {
+			dropped += s->pending;
+			/*
+			 * A task's request can be preempted before its
+			 * waking, which may come after sched_waking's probe
+			 * is gone: not known.
+			 */
+			unsettled += s->unsettled;
 		}
-		girq_hash[i].used = 0;
+		s->used = false;
 	}
 	atomic_set(&girq_unsettled, 0);
 	raw_spin_lock_irq(&this_cpu_ptr(&girq_cpus)->lock);
@@ -1022,6 +1027,85 @@ static void girq_reset(void)
 	this_cpu_ptr(&girq_cpus)->cnt[GC_RUNNING] += running;
 	this_cpu_ptr(&girq_cpus)->cnt[GC_UNSETTLED] += unsettled;
 	raw_spin_unlock_irq(&this_cpu_ptr(&girq_cpus)->lock);
+}
+
+/* Whether @t is an IRQ thread ("irq/N-name", "irq/N-s-name": setup_irq_thread()). */
+static bool girq_is_irq_thread(const struct task_struct *t)
+{
+	return (t->flags & PF_KTHREAD) && !strncmp(t->comm, "irq/", 4);
+}
+
+/*
+ * The IRQ threads that exist, hashed into 1 << @bits buckets (@fill, or
+ * NULL to only count them): their number.
+ */
+static unsigned int girq_threads(unsigned int bits, u32 *fill)
+{
+	struct task_struct *t;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	for_each_process(t) {
+		if (!girq_is_irq_thread(t))
+			continue;
+		n++;
+		if (fill)
+			fill[hash_32((u32)t->pid, bits)]++;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * The table of threads (girq_table), with twice as many buckets as there
+ * are IRQ threads (64 at least) and, in each bucket, slots for as many of
+ * them as the fullest bucket holds plus GIRQ_WAYS_SPARE (GIRQ_WAYS_MIN at
+ * least): every IRQ thread that exists has a slot, and threads made later
+ * find GIRQ_WAYS_SPARE free ones in each bucket at least. -ENOMEM if it
+ * cannot be allocated.
+ */
+static int girq_table_alloc(void)
+{
+	unsigned int bits, ways = 0;
+	size_t nb, i;
+	u32 *fill;
+
+	bits = max_t(unsigned int, GIRQ_HASH_BITS_MIN,
+		     order_base_2(2 * (girq_threads(0, NULL) + 1)));
+	nb = (size_t)1 << bits;
+	fill = kvcalloc(nb, sizeof(*fill), GFP_KERNEL | __GFP_NOWARN);
+	if (!fill)
+		return -ENOMEM;
+	girq_threads(bits, fill);
+	for (i = 0; i < nb; i++)
+		ways = max(ways, fill[i]);
+	kvfree(fill);
+	ways = max(ways + GIRQ_WAYS_SPARE, GIRQ_WAYS_MIN);
+	girq_table.bucket = kvcalloc(nb, sizeof(*girq_table.bucket), GFP_KERNEL | __GFP_NOWARN);
+	girq_table.slots = kvcalloc(nb * ways, sizeof(*girq_table.slots),
+				    GFP_KERNEL | __GFP_NOWARN);
+	if (!girq_table.bucket || !girq_table.slots) {
+		kvfree(girq_table.slots);
+		kvfree(girq_table.bucket);
+		girq_table.bucket = NULL;
+		girq_table.slots = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < nb; i++) {
+		raw_spin_lock_init(&girq_table.bucket[i].lock);
+		girq_table.bucket[i].slot = &girq_table.slots[i * ways];
+	}
+	girq_table.bits = bits;
+	girq_table.ways = ways;
+	return 0;
+}
+
+/* After girq_reset(): no probe is attached. */
+static void girq_table_free(void)
+{
+	kvfree(girq_table.slots);
+	kvfree(girq_table.bucket);
+	memset(&girq_table, 0, sizeof(girq_table));
 }
 
 static void girq_detach_locked(void)
@@ -1049,6 +1133,7 @@ static void girq_detach_locked(void)
 	preempt_disable();
 	girq_reset();
 	preempt_enable();
+	girq_table_free();
 }
 
 /*
@@ -1077,6 +1162,11 @@ static int girq_attach_locked(void)
 				girq_tps[i].name);
 			return -ENOENT;
 		}
+	ret = girq_table_alloc();
+	if (ret) {
+		pr_warn("no memory for the table of IRQ threads: the IRQ tracker cannot attach\n");
+		return ret;
+	}
 	/* First: a request counts as measured only once runs are seen. */
 	girq_run_probes_on();
 	girq_nested_probe_on();
@@ -1098,6 +1188,7 @@ unwind:
 	preempt_disable();
 	girq_reset();
 	preempt_enable();
+	girq_table_free();
 	return ret;
 }
 
@@ -1105,7 +1196,7 @@ static void girq_work_fn(struct work_struct *work)
 {
 	mutex_lock(&girq_mutex);
 	if (atomic_read(&girq_users) > 0 && !girq_attached)
-		girq_attach_locked();
+		girq_attach_err = girq_attach_locked();
 	else if (atomic_read(&girq_users) == 0)
 		girq_detach_locked();
 	mutex_unlock(&girq_mutex);
@@ -1255,7 +1346,7 @@ static struct girq_agg_cpu __percpu *girq_agg_swap(struct girq_agg_cpu __percpu 
 static int girq_agg_start(void)
 {
 	struct girq_agg_cpu __percpu *mem;
-	bool attached;
+	int ret;
 
 	if (kprof_agg_charge(girq_agg_mem_size()))
 		return -ENOMEM;
@@ -1270,9 +1361,9 @@ static int girq_agg_start(void)
 	girq_agg_free(girq_agg_swap(mem, true));
 	flush_work(&girq_work);
 	mutex_lock(&girq_mutex);
-	attached = girq_attached;
+	ret = girq_attached ? 0 : girq_attach_err ?: -ENOENT;
 	mutex_unlock(&girq_mutex);
-	return attached ? 0 : -ENOENT;
+	return ret;
 }
 
 /* While on, the aggregation holds a reference on the probes (girq_users). */
