@@ -86,7 +86,7 @@ $(STATIC)/CMakeCache.txt:
 	$(STATIC_ENV) $(CMAKE) -S . -B $(STATIC) -DCMAKE_BUILD_TYPE=Release -DKPROF_STATIC=ON -DKPROF_TESTS=OFF $(STATIC_OPT)
 
 static: $(STATIC)/CMakeCache.txt
-	$(CMAKE) --build $(STATIC) -j $(JOBS) --target kprofctl kprof-wfuzz kprof-gpioev
+	$(CMAKE) --build $(STATIC) -j $(JOBS) --target kprofctl kprof-wfuzz kprof-gpioev kprof-pingpong
 
 ifneq ($(CROSS_COMPILE),)
 $(STATIC)/CMakeCache.txt: | cross-check
@@ -135,6 +135,7 @@ vm: modules static boards userspace
 
 bench: modules static userspace
 	bash ci/bench.sh
+	bash ci/bench_scale.sh
 
 # The soak of the Reliability section at its full length: SOAK_CYCLES (100)
 # cycles on SOAK_KERNEL (the debug kernel), with no time bound; make check

@@ -66,6 +66,7 @@ cp "$kprofctl" "$root/usr/local/bin/kprofctl"
 cp "$(dirname "$kprofctl")/kprof-wfuzz" "$root/usr/local/bin/" 2>/dev/null || true
 # The gpio-sim line driver of tests/vm/girq_gpiosim.sh, built with it.
 cp "$(dirname "$kprofctl")/kprof-gpioev" "$root/usr/local/bin/" 2>/dev/null || true
+cp "$(dirname "$kprofctl")/kprof-pingpong" "$root/usr/local/bin/" 2>/dev/null || true
 # arm64 and amd64 guests also get the armhf or i386 kprofctl, as
 # kprofctl32: a 32-bit userland on a 64-bit kernel (tests/vm/*32.sh), when
 # 'make boards' has built it ('make demo' does not; a test that needs it
@@ -78,13 +79,17 @@ k32=
 # kprofctl-dyn (report -i needs libtracecmd, of which Debian ships no
 # static build), with the libraries they load.
 # So does tmux (kprofctl_top), with the C.UTF-8 locale it insists on and
-# the terminfo of the terminal it emulates.
+# the terminfo of the terminal it emulates, and rt-tests' cyclictest
+# (make bench's S2, tests/vm/bench/bench_rt.sh).
 if [ "$arch" = amd64 ] && [ -x "$KPROF_BUILD/host/kprofctl" ] && [ -x /usr/bin/trace-cmd ]; then
 	cp /usr/bin/trace-cmd /usr/bin/tmux "$root/usr/local/bin/"
+	cyc=()
+	[ ! -x /usr/bin/cyclictest ] || cyc=(/usr/bin/cyclictest)
+	[ ${#cyc[@]} -eq 0 ] || cp "${cyc[@]}" "$root/usr/local/bin/"
 	# Without its debug info (39 MB of the guest's 56): every guest unpacks
 	# the initramfs, and a debug kernel does so slowly.
 	strip --strip-debug -o "$root/usr/local/bin/kprofctl-dyn" "$KPROF_BUILD/host/kprofctl"
-	ldd /usr/bin/trace-cmd /usr/bin/tmux "$KPROF_BUILD/host/kprofctl" |
+	ldd /usr/bin/trace-cmd /usr/bin/tmux "$KPROF_BUILD/host/kprofctl" "${cyc[@]}" |
 		awk '$2 == "=>" && $3 ~ /^\// { print $3 } NF == 2 && $1 ~ /^\// { print $1 }' |
 		sort -u | while read -r lib; do cp -L --parents "$lib" "$root"; done
 	cp -r --parents /usr/lib/locale/C.utf8 /lib/terminfo/s/screen "$root"
