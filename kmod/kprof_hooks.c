@@ -43,11 +43,13 @@ static void kprof_lat_add(struct kprof_lat *lat, u64 ns)
 
 /*
  * The hooks' slow paths: only reached while kprof_active is on. Each reads
- * the clock first, where its sample starts or ends, then works with
- * interrupts off under its own CPU's lock (struct kprof_pcpu), which only
- * the readers of that CPU's values contend for, one CPU at a time. What
- * passes between CPUs is lock-free (batch and span starts, seq), or the
- * few stores of the IRQ-to-thread handoff under pend_lock.
+ * the clock where its sample starts or ends, before taking any lock (an end
+ * hook after taking the start it closes, so that a start another CPU
+ * stored is never after its end), then works with interrupts off under
+ * its own CPU's lock (struct kprof_pcpu), which only the readers of that
+ * CPU's values contend for, one CPU at a time. What passes between CPUs is
+ * lock-free (batch and span starts, seq), or the few stores of the
+ * IRQ-to-thread handoff under pend_lock.
  */
 
 DEFINE_PER_CPU(struct kprof_misuse, kprof_misuse);
@@ -275,9 +277,9 @@ void __kprof_batch_end(struct kprof_dev *dev, u32 npackets)
 
 	if (!hook_ok(dev))
 		return;
-	now = ktime_get_ns();
 	local_irq_save(flags);
 	start = atomic64_xchg(&dev->batch_start, 0);
+	now = ktime_get_ns();
 	pc = pc_lock(dev);
 	if (start && sample(dev, pc, KPROF_K_BATCH, start, now, &ns)) {
 		pc->c.batches++;
@@ -315,13 +317,13 @@ static void span_end(struct kprof_dev *dev, u32 id, u64 start, u64 now)
 void __kprof_span_end(struct kprof_dev *dev, u32 id)
 {
 	unsigned long flags;
-	u64 now;
+	u64 start;
 
 	if (!span_ok(dev, id))
 		return;
-	now = ktime_get_ns();
 	local_irq_save(flags);
-	span_end(dev, id, atomic64_xchg(&dev->span_start[id], 0), now);
+	start = atomic64_xchg(&dev->span_start[id], 0);
+	span_end(dev, id, start, ktime_get_ns());
 	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__kprof_span_end);
