@@ -5,6 +5,8 @@
 #   S1  the scheduler's hot path: tests/vm/bench/bench_sched.sh, one boot
 #       of KPROF_BENCH_KERNEL, REPS rounds of the four modes in rotating
 #       order; per round each mode's ns per round trip over none's
+#   S2  readers against cyclictest on 6.1-rt and 7.3-rt: tests/vm/bench/
+#       bench_rt.sh, one boot each, REPS rounds of both modes
 #   S3  memory of each aggregation mode at 64 possible CPUs:
 #       tests/vm/kprof_memory.sh's figures
 #   S4  many IRQ threads pending at once: tests/vm/girq_many.sh's figures
@@ -40,6 +42,21 @@ for mode in inkernel stream histtrig; do
 done
 info "S1 done"
 
+# S2: per RT kernel, one row per round, then the medians and spreads.
+s2_section=""
+for k in 6.1-rt 7.3-rt; do
+	s2_out=$(KPROF_VM_APPEND="kprof_bench_reps=$REPS" guest bench_rt "$k" | tr -d '\r' | grep -a '^S2 ')
+	rows=$(awk '{ mx[$3, $2] = $4; av[$3, $2] = $5; if ($3 > n) n = $3 }
+		END { for (r = 1; r <= n; r++) printf "| %d | %d | %d | %d | %d |\n", r, mx[r, "quiet"], av[r, "quiet"],
+			mx[r, "readers"], av[r, "readers"] }' <<<"$s2_out")
+	read -r qmed qmin qmax <<<"$(awk '$2 == "quiet" { print $4 }' <<<"$s2_out" | stats)"
+	read -r rmed rmin rmax <<<"$(awk '$2 == "readers" { print $4 }' <<<"$s2_out" | stats)"
+	s2_section+="### guest $k"$'\n\n'"| round | quiet max us | quiet avg us | readers max us | readers avg us |"$'\n'
+	s2_section+="|---|---|---|---|---|"$'\n'"$rows"$'\n\n'
+	s2_section+="Largest latency, median of the rounds: quiet **$qmed us** ($qmin-$qmax), readers **$rmed us** ($rmin-$rmax)."$'\n\n'
+	info "S2 $k done"
+done
+
 # S3 and S4: the figures the tests print.
 s3_out=$(guest kprof_memory | tr -d '\r' | grep -a 'MemAvailable dropped\|^budget ')
 info "S3 done"
@@ -66,6 +83,16 @@ $s1_rows
 
 Over the $REPS rounds:
 $s1_summary
+## S2: kprof's readers against a real-time task on PREEMPT_RT
+
+tests/vm/bench/bench_rt.sh, one boot per RT kernel, QEMU TCG, 2 vCPUs of 64 possible:
+cyclictest (\`-m -p 95 -i 200\`, a thread per CPU, 10,000 loops) while pktproc's hooks count on
+2 queues at 2,000 packets/s, with nothing reading kprof (quiet) and with a loop reading every
+kprof debugfs file plus \`kprofctl top --interval 100ms\` in a terminal (readers), alternating
+which goes first. Under TCG a guest's latencies are milliseconds, set by the emulation and the
+host, not by the guest's kernel: the question is only whether the readers add to them.
+
+$s2_section
 ## S3: the aggregations' memory at 64 possible CPUs
 
 tests/vm/kprof_memory.sh (guest 6.1, \`-smp 2,maxcpus=64\`, pktproc on 2 queues, 2 s): the

@@ -8,7 +8,7 @@
 # that exist (before it was 64 buckets of 4 slots, and at least 256 of
 # these requests were dropped). Then every request is served by a run:
 # wake_requests = run_requests, and the tracker's counts equal the module's.
-# kprof-kernels: 6.1 6.1-rt 7.3 arm64-7.3 6.12-debug
+# kprof-kernels: 6.1 6.1-rt arm64-7.3 6.12-debug
 . /tests/lib.sh
 
 N=512

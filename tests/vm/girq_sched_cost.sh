@@ -7,7 +7,7 @@
 # with nothing attached in the same round is at most 1.25. Each mode must also have measured
 # something (kprofctl's report names pktproc's IRQ; the hist triggers'
 # synthetic event has hits).
-# kprof-kernels: 6.1 6.1-rt
+# kprof-kernels: 6.1
 export BENCH_REPS=5 BENCH_ROUNDTRIPS=5000
 . /tests/bench_sched.sh
 

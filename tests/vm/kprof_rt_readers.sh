@@ -8,7 +8,7 @@
 # lock. Loose bounds, for a noisy TCG guest: the median of the rounds'
 # largest latency with the readers running is at most twice that without
 # them, plus 1 ms.
-# kprof-kernels: 6.1-rt 7.3-rt
+# kprof-kernels: 6.1-rt
 export BENCH_REPS=5 BENCH_LOOPS=5000
 . /tests/bench_rt.sh
 
