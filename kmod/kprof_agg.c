@@ -443,7 +443,12 @@ static void agg_retire(struct kprof_dev *dev, struct kprof_dev_agg *a)
 static void agg_free_retired(void)
 {
 	struct kprof_dev *dev;
+	bool any = false;
 
+	list_for_each_entry(dev, &kprof_devices, node)
+		any |= !!dev->agg_retired;
+	if (!any)
+		return;
 	synchronize_rcu();
 	list_for_each_entry(dev, &kprof_devices, node) {
 		kprof_dev_agg_free(dev, dev->agg_retired);
@@ -509,12 +514,15 @@ static int agg_set(unsigned int val)
 	if (was_on && val != KPROF_AGG_ON)
 		kprof_key_put();
 	mutex_lock(&kprof_dev_mutex);
-	if (val == KPROF_AGG_ON)
+	if (val == KPROF_AGG_ON) {
+		/* The spares first: samples come as soon as the cells are in. */
+		kprof_agg_spares(&kprof_dev_agg, true);
 		ret = agg_start_all();
-	else if (val == KPROF_AGG_FROZEN)
+	} else if (val == KPROF_AGG_FROZEN) {
 		agg_freeze_all();
-	else
+	} else {
 		agg_free_all();
+	}
 	kprof_agg_spares(&kprof_dev_agg, !ret && val == KPROF_AGG_ON);
 	kprof_dev_agg.state = ret ? KPROF_AGG_OFF : val;
 	mutex_unlock(&kprof_dev_mutex);
