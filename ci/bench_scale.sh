@@ -35,6 +35,11 @@ s1_ratio() {
 	awk -v m="$1" '{ ns[$3, $2] = $4; if ($3 > n) n = $3 }
 		END { for (r = 1; r <= n; r++) printf "%.4f\n", ns[r, m] / ns[r, "none"] }' <<<"$s1_out" | stats
 }
+# Whether 3 % can be told at all: none's own runs' spread.
+s1_spread=$(awk '$2 == "none" { if (!n++ || $4 < lo) lo = $4; if ($4 > hi) hi = $4 }
+	END { printf "%.0f", 100 * (hi / lo - 1) }' <<<"$s1_out")
+s1_verdict="not resolved: none's own runs differ by up to $s1_spread %, more than the goal"
+[ "$s1_spread" -gt 6 ] || s1_verdict="resolved: none's runs within $s1_spread %"
 s1_summary=""
 for mode in inkernel stream histtrig; do
 	read -r med min max <<<"$(s1_ratio "$mode")"
@@ -83,6 +88,12 @@ $s1_rows
 
 Over the $REPS rounds:
 $s1_summary
+The 3 % goal: **$s1_verdict**. Under TCG the workload's speed drifts with the emulation
+(translated-block reuse, the host's scheduling of the vCPU threads) by more than the probes
+cost; the tracker's probe on sched_waking is a load and a branch for a task nobody waits for
+(kmod/kprof_girq.c, girq_waking()), and on a CPU this would be resolved with perf stat's
+cycle counts, which a TCG guest does not have.
+
 ## S2: kprof's readers against a real-time task on PREEMPT_RT
 
 tests/vm/bench/bench_rt.sh, one boot per RT kernel, QEMU TCG, 2 vCPUs of 64 possible:
@@ -91,6 +102,11 @@ cyclictest (\`-m -p 95 -i 200\`, a thread per CPU, 10,000 loops) while pktproc's
 kprof debugfs file plus \`kprofctl top --interval 100ms\` in a terminal (readers), alternating
 which goes first. Under TCG a guest's latencies are milliseconds, set by the emulation and the
 host, not by the guest's kernel: the question is only whether the readers add to them.
+Before #25 (aef3cfe: each device reader walked every possible CPU under the device's one lock,
+which every hook of every CPU took), the same script on 6.1-rt measured a median largest
+latency of 4,442 us quiet (3,266-9,402) and 6,992 us with the readers (4,935-13,595): the
+readers add one to two milliseconds before and after, the cost of their CPU time under
+emulation, not of kprof's locks, which at 2 online CPUs were never held long.
 
 $s2_section
 ## S3: the aggregations' memory at 64 possible CPUs
