@@ -1,35 +1,42 @@
 # kprof-timeout: 900
+# kprof-qemu: -icount shift=0
 # S1's check in make check (#25; make bench measures it: BENCH.md): what
 # the IRQ tracker costs the scheduler's hot path, tests/vm/bench/
-# bench_sched.sh in 5 rounds of 5,000 round trips. Loose bounds, for a
-# noisy TCG guest: the fastest run with the tracker attached takes at
-# most 1.25 times as long per round trip as the fastest with nothing
-# attached for kprofctl irq
-# --in-kernel, 2.5 times for streaming kprofctl irq (whose reader takes CPU
-# too). A probe that did real work on every wake-up or switch (a lock, a
-# walk) would show; the 3 % goal is make bench's. Each mode must also have measured
-# something (kprofctl's report names pktproc's IRQ; the hist triggers'
-# synthetic event has hits).
-# kprof-kernels: 6.1
-export BENCH_REPS=5 BENCH_ROUNDTRIPS=5000
+# bench_sched.sh in 3 rounds of 10,000 round trips. The guest runs with
+# QEMU's -icount: its clock counts the instructions it executes (one a
+# nanosecond), so a round trip's time is what the guest did, whatever
+# else the host runs. Both vCPUs' instructions advance that one clock
+# (single-threaded TCG runs them in turn): what kprofctl does on the other
+# vCPU counts too. The bounds, on the median round's ratio to none's:
+#   inkernel  kprofctl irq --in-kernel, the tracker's probes: 1.04, the
+#             goal's 1.03 and a margin (make bench measures 1.015); a
+#             probe that took a lock or walked a table on every wake-up
+#             or switch would show. (Disabling interrupts and reading the
+#             clock on every sched_waking, without the fast path, adds
+#             0.7 %: measured, below what this bound resolves.)
+#   stream    kprofctl irq, the probes and their events read: 1.10
+#   histtrig  the hist-trigger recipe: above inkernel (1.27 measured)
+# Each mode must also have measured something (kprofctl's report names
+# pktproc's IRQ; the hist triggers' synthetic event has hits).
+# kprof-kernels: arm64-7.3
+export BENCH_REPS=3 BENCH_ROUNDTRIPS=10000
 . /tests/bench_sched.sh
 
-# ratio MODE: the ns per round trip of MODE's fastest run over none's, in
-# thousandths (host noise only ever adds time: the minima are what the
-# workload costs, the medians are not, two guests at a time on 2 cores)
+# ratio MODE: the median over the rounds of MODE's ns per round trip over
+# none's in the same round, in thousandths
 ratio() {
-	awk -v m="$1" '$2 == m && (!(m in lo) || $4 < lo[m]) { lo[m] = $4 }
-		$2 == "none" && (!("none" in lo) || $4 < lo["none"]) { lo["none"] = $4 }
-		END { printf "%d\n", 1000 * lo[m] / lo["none"] }' /tmp/s1.txt
+	awk -v m="$1" '{ ns[$3, $2] = $4; if ($3 > n) n = $3 }
+		END { for (r = 1; r <= n; r++) printf "%d\n", 1000 * ns[r, m] / ns[r, "none"] }' /tmp/s1.txt |
+		sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 for mode in inkernel stream histtrig; do
-	echo "S1 check: $mode: the fastest run $(ratio "$mode")/1000 of none's"
+	echo "S1 check: $mode: median round $(ratio "$mode")/1000 of none's"
 done
-# The tracker's probes alone: 1.25. Streaming adds kprofctl's reading,
-# on the other vCPU, which under make check's two guests takes host CPU
-# from this one: 2.5.
-for bound in inkernel:1250 stream:2500; do
+for bound in inkernel:1040 stream:1100; do
 	mode=${bound%:*} r=$(ratio "${bound%:*}")
-	[ "$r" -le "${bound#*:}" ] || fail "$mode: the fastest run $r/1000 of none's (bound ${bound#*:})"
+	[ "$r" -le "${bound#*:}" ] || fail "$mode: $r/1000 of none's (bound ${bound#*:})"
 	echo "ok: $mode: $r/1000 of none's, within ${bound#*:}"
 done
+[ "$(ratio inkernel)" -lt "$(ratio histtrig)" ] ||
+	fail "the tracker ($(ratio inkernel)/1000) costs no less than the hist triggers ($(ratio histtrig)/1000)"
+echo "ok: the tracker costs less than the hist-trigger recipe"

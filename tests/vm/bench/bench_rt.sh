@@ -4,12 +4,18 @@
 # what kprof's readers cost a real-time task on PREEMPT_RT. cyclictest
 # (rt-tests: one SCHED_FIFO 95 thread per CPU, locked memory, a 200 us
 # period, BENCH_LOOPS loops) while pktproc's hooks count and aggregate on
-# 2 queues at 2,000 packets/s, in two modes alternating over BENCH_REPS
-# rounds, in a guest with 64 possible CPUs (every reader walks them all):
+# 2 queues at 2,000 packets/s, in three modes in rotating order over
+# BENCH_REPS rounds, in a guest with 64 possible CPUs (every reader walks
+# them all):
 #   quiet    nothing reads kprof
 #   readers  a loop reading every kprof debugfs file (each device's
 #            counters, latency, emitted and hist, girq_counters, memory...)
 #            and kprofctl top refreshing every 100 ms in a terminal
+#   busy     the control: the same loop over as many files that are not
+#            kprof's (tracefs event formats), and a loop in the terminal
+#            reading /proc/interrupts every 100 ms. Under TCG the vCPUs
+#            take turns on the host, so any busy vCPU delays the other's
+#            timer: readers against busy is what kprof's locks add.
 # Prints one line per run for ci/bench_scale.sh (also in /tmp/s2.txt):
 #   S2 MODE REP MAX_US AVG_US
 . /tests/lib.sh
@@ -27,30 +33,45 @@ insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=2000 batch=1 irq_co
 	work_ns=2000 || fail "insmod pktproc"
 echo 1 >"$KP/enable"
 
-# The reader loop: every file of kprof's, over and over.
+# The files each mode's loop reads: kprof's own, or as many others.
+find "$KP" -type f -perm -0400 >/tmp/s2.readers
+find "$TR/events" -name format | head -n "$(wc -l </tmp/s2.readers)" >/tmp/s2.busy
+[ "$(wc -l </tmp/s2.busy)" = "$(wc -l </tmp/s2.readers)" ] || fail "not enough tracefs files for the control"
+
+# read_all LIST: every file of LIST, over and over
 read_all() {
 	while :; do
-		find "$KP" -type f -perm -0400 | while read -r f; do
+		while read -r f; do
 			cat "$f" >/dev/null 2>&1 || true
-		done
+		done <"$1"
 	done
 }
 
+# s2_on MODE, s2_off MODE: start and stop MODE's readers
 s2_on() {
-	read_all &
+	[ "$1" != quiet ] || return 0
+	read_all "/tmp/s2.$1" &
 	s2_reader=$!
+	if [ "$1" = busy ]; then
+		tmux new-session -d -s s2 -x 160 -y 40 \
+			"while :; do cat /proc/interrupts >/dev/null; sleep 0.1; done"
+		return
+	fi
 	tmux new-session -d -s s2 -x 160 -y 40 "kprofctl top --interval 100ms; exec sleep 600"
 	wait_aggregating
 }
 
 s2_off() {
+	[ "$1" != quiet ] || return 0
 	kill "$s2_reader"
 	wait "$s2_reader" 2>/dev/null || true
-	tmux send-keys -t s2 q
-	n=0
-	while [ "$(cat "$KP/aggregate")" != 0 ]; do
-		n=$((n + 1)); [ $n -lt 100 ] || fail "kprofctl top did not quit"; sleep 0.1
-	done
+	if [ "$1" = readers ]; then
+		tmux send-keys -t s2 q
+		n=0
+		while [ "$(cat "$KP/aggregate")" != 0 ]; do
+			n=$((n + 1)); [ $n -lt 100 ] || fail "kprofctl top did not quit"; sleep 0.1
+		done
+	fi
 	tmux kill-session -t s2
 }
 
@@ -67,12 +88,16 @@ cyc() {
 echo 1 >"$PP/start"
 rep=1
 while [ $rep -le "$BENCH_REPS" ]; do
-	# Alternate which mode goes first.
-	if [ $((rep % 2)) = 1 ]; then modes="quiet readers"; else modes="readers quiet"; fi
+	# Rotate which mode goes first.
+	case $((rep % 3)) in
+	1) modes="quiet readers busy" ;;
+	2) modes="readers busy quiet" ;;
+	0) modes="busy quiet readers" ;;
+	esac
 	for mode in $modes; do
-		[ "$mode" = quiet ] || s2_on
+		s2_on "$mode"
 		r=$(cyc)
-		[ "$mode" = quiet ] || s2_off
+		s2_off "$mode"
 		echo "S2 $mode $rep $r" | tee -a /tmp/s2.txt
 	done
 	rep=$((rep + 1))

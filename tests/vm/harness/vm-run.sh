@@ -45,7 +45,7 @@ trap 'rm -rf "$work"' EXIT
 
 # A test may ask for kernel arguments of its own with a line
 #   # kprof-append: debugfs=off
-# QEMU arguments of its own (x86 only) with
+# QEMU arguments of its own with
 #   # kprof-qemu: -serial mon:stdio -serial null
 # and a longer bound on its boot (seconds; KPROF_VM_TIMEOUT still wins) with
 #   # kprof-timeout: 600
