@@ -20,6 +20,14 @@ kmake=(make -C "$KPROF_TOP" --no-print-directory)
 timed start
 timed deps env KPROF_DEBUG_BUILD=later bash "$KPROF_TOP/ci/deps.sh"
 
+# kprofctl is built eight times (host, static, sanitizers, boards in the
+# cross chroot, the package): CMake's builds go through ccache, its cache
+# in $KPROF_CACHE/ccache (the cross chroot keeps its own). A cold cache
+# costs nothing more; a warm one saves most of the compiling. Paths are
+# hashed relative to the clone, so that every fresh clone hits.
+export CCACHE_DIR=$KPROF_CACHE/ccache CCACHE_MAXSIZE=4G CCACHE_BASEDIR=$KPROF_TOP CCACHE_NOHASHDIR=1
+export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+
 debug=$(debug_ids | xargs)
 status=$KPROF_BUILD/debug-kernel.status
 pid=

@@ -46,7 +46,7 @@ cross_pkgs() {
 		echo "g++-$t"
 	done
 	[ -n "$ARCHES" ] && [ "$suite" = "$KPROF_CROSS_SUITE" ] || return 0
-	echo cmake pkg-config libcli11-dev nlohmann-json3-dev
+	echo cmake pkg-config libcli11-dev nlohmann-json3-dev ccache
 	for arch in $(dyn_userlands); do echo "libtracecmd1:$arch"; done
 	for arch in $(foreign_tracecmd_arches); do echo "trace-cmd:$arch"; done
 }
@@ -98,7 +98,12 @@ ensure() {
 # source ($KPROF_CACHE/kbuild, ci/debug-kernel.sh) are mounted there only, at
 # their own paths, and vanish with it.
 run() {
-	local kbuild=$KPROF_CACHE/kbuild
+	local kbuild=$KPROF_CACHE/kbuild cc_env=()
+	# make check's compiler cache (ci/check.sh), the chroot's own one
+	if [ -n "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ] && [ -x "$dir/usr/bin/ccache" ]; then
+		cc_env=(CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_DIR=/var/cache/ccache
+			CCACHE_BASEDIR="$KPROF_TOP" CCACHE_NOHASHDIR=1)
+	fi
 	mkdir -p "$KPROF_BUILD" "$dir$KPROF_TOP" "$dir$KPROF_BUILD" "$kbuild" "$dir$kbuild"
 	unshare --mount --propagation private sh -euc '
 		dir=$1 top=$2 build=$3 kbuild=$4
@@ -109,7 +114,7 @@ run() {
 		mount --bind "$kbuild" "$dir$kbuild"
 		exec chroot "$dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
 			DEBIAN_FRONTEND=noninteractive KPROF_BUILD="$build" "$@"
-	' sh "$dir" "$KPROF_TOP" "$KPROF_BUILD" "$kbuild" "$@"
+	' sh "$dir" "$KPROF_TOP" "$KPROF_BUILD" "$kbuild" "${cc_env[@]}" "$@"
 }
 
 ensure
