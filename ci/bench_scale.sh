@@ -57,6 +57,7 @@ info "S1 done"
 
 # S2: per RT kernel, one row per round, then the medians and spreads.
 s2_section=""
+declare -A s2_lat
 for k in 6.1-rt 7.3-rt; do
 	s2_out=$(KPROF_VM_APPEND="kprof_bench_reps=$REPS" guest bench_rt "$k" | tr -d '\r' | grep -a '^S2 ')
 	rows=$(awk '{ mx[$3, $2] = $4; av[$3, $2] = $5; if ($3 > n) n = $3 }
@@ -68,8 +69,16 @@ for k in 6.1-rt 7.3-rt; do
 		read -r med min max <<<"$(awk -v m="$mode" '$2 == m { print $4 }' <<<"$s2_out" | stats)"
 		read -r amed amin amax <<<"$(awk -v m="$mode" '$2 == m { print $5 }' <<<"$s2_out" | stats)"
 		s2_section+="- $mode: largest **$med us** ($min-$max), average **$amed us** ($amin-$amax)"$'\n'
+		s2_lat[$mode]="$med $min $max"
 	done
-	s2_section+=$'\n'
+	read -r rmed _ _ <<<"${s2_lat[readers]}"
+	read -r bmed bmin bmax <<<"${s2_lat[busy]}"
+	read -r _ qmin qmax <<<"${s2_lat[quiet]}"
+	s2_section+=$'\n'"The readers' median largest latency ($rmed us) is "
+	if [ "$rmed" -ge "$bmin" ] && [ "$rmed" -le "$bmax" ]; then s2_section+="within"; else s2_section+="outside"; fi
+	s2_section+=" the control's spread ($bmin-$bmax us) and "
+	if [ "$rmed" -ge "$qmin" ] && [ "$rmed" -le "$qmax" ]; then s2_section+="within"; else s2_section+="outside"; fi
+	s2_section+=" quiet's ($qmin-$qmax us)."$'\n\n'
 	info "S2 $k done"
 done
 
@@ -109,7 +118,7 @@ $s1_summary
 The goal (the tracker at most 1.03x, and below the hist triggers): **$s1_verdict**. The
 tracker's probe on sched_waking is a per-CPU load and a branch for a task nobody waits for
 (kmod/kprof_girq.c, girq_waking()); without that fast path (interrupts off and a clock read on
-every wake-up) the same run measured 1.022x instead of 1.015x.
+every wake-up) girq_sched_cost's three rounds measured 1.022x instead of 1.015x.
 
 ## S2: kprof's readers against a real-time task on PREEMPT_RT
 

@@ -17,7 +17,7 @@
 # (kprof.soak_cycles=N) and runs them all, with no time bound.
 cycles=25 budget=0
 if debug_kernel; then
-	cycles=100 budget=300 min_cycles=5
+	cycles=100 budget=150 min_cycles=5
 fi
 full=$(kernel_arg kprof.soak_cycles)
 [ -z "$full" ] || { cycles=$full budget=0; }
