@@ -112,11 +112,12 @@ void kprof_agg_hist_free(struct kprof_hist *h)
  * aggregation records (kprof_agg_spares()); counted in the budget.
  */
 #define AGG_SPARES	8
+#define AGG_SPARES_MAX	64	/* with a start's reserve (kprof_agg_reserve()) */
 
 static void agg_kick(void);
 
 static DEFINE_RAW_SPINLOCK(spare_lock);
-static struct kprof_hist *spare[AGG_SPARES];	/* under spare_lock */
+static struct kprof_hist *spare[AGG_SPARES_MAX];	/* under spare_lock */
 static unsigned int nr_spare;
 static DEFINE_MUTEX(spare_mutex);	/* the pool's filling and freeing */
 static unsigned int spare_users;
@@ -139,7 +140,7 @@ static bool spare_give(struct kprof_hist *h)
 	bool ok = false;
 
 	raw_spin_lock_irq(&spare_lock);
-	if (nr_spare < AGG_SPARES) {
+	if (nr_spare < AGG_SPARES_MAX) {
 		spare[nr_spare++] = h;
 		ok = true;
 	}
@@ -147,12 +148,12 @@ static bool spare_give(struct kprof_hist *h)
 	return ok;
 }
 
-/* spare_mutex held */
-static void spares_refill(void)
+/* Up to @n spares while anyone records; spare_mutex held. */
+static void spares_refill(unsigned int n)
 {
 	struct kprof_hist *h;
 
-	while (spare_users && READ_ONCE(nr_spare) < AGG_SPARES) {
+	while (spare_users && READ_ONCE(nr_spare) < n) {
 		h = agg_hist_alloc(false);
 		if (IS_ERR(h))
 			return;
@@ -179,9 +180,21 @@ void kprof_agg_spares(struct kprof_agg_ctl *ctl, bool on)
 		spare_users++;
 	else
 		spare_users--;
-	spares_refill();
+	spares_refill(AGG_SPARES);
 	while (!spare_users && (h = spare_take()))
 		kprof_agg_hist_free(h);
+	mutex_unlock(&spare_mutex);
+}
+
+/*
+ * A start that expects many cells at once (every CPU's timer and IPIs)
+ * fills the pool up to @n spares (at most AGG_SPARES_MAX) once; the work
+ * then keeps it at AGG_SPARES. Call after kprof_agg_spares(ctl, true).
+ */
+void kprof_agg_reserve(unsigned int n)
+{
+	mutex_lock(&spare_mutex);
+	spares_refill(min_t(unsigned int, n, AGG_SPARES_MAX));
 	mutex_unlock(&spare_mutex);
 }
 
@@ -287,15 +300,20 @@ static void agg_work_fn(struct work_struct *work)
 	mutex_unlock(&kprof_dev_mutex);
 	kprof_girq_agg_fill();
 	mutex_lock(&spare_mutex);
-	spares_refill();
+	spares_refill(AGG_SPARES);
 	mutex_unlock(&spare_mutex);
 }
 
 static DECLARE_WORK(agg_work, agg_work_fn);
 
+/*
+ * Unbound: the CPU that staged the sample may stay busy in the kernel for
+ * long (patching text for a tracepoint's static key, with an IPI to every
+ * CPU per site), and its stage fills meanwhile; any idle CPU can fill it.
+ */
 static void agg_irq_work_fn(struct irq_work *w)
 {
-	schedule_work(&agg_work);
+	queue_work(system_unbound_wq, &agg_work);
 }
 
 static DEFINE_IRQ_WORK(agg_irq_work, agg_irq_work_fn);

@@ -1356,8 +1356,13 @@ static int girq_agg_start(void)
 		kprof_agg_uncharge(girq_agg_mem_size());
 		return -ENOMEM;
 	}
-	/* Spares for the first samples, which come while the probes attach. */
+	/*
+	 * Spares for the first samples of each CPU's actions, which come
+	 * at once on every CPU (its timer, and on arm64 its IPIs): four an
+	 * online CPU, so that a CPU's new cells rarely wait for the work.
+	 */
 	kprof_agg_spares(&girq_agg, true);
+	kprof_agg_reserve(4 * num_online_cpus());
 	girq_agg_free(girq_agg_swap(mem, true));
 	flush_work(&girq_work);
 	mutex_lock(&girq_mutex);

@@ -296,6 +296,7 @@ void kprof_agg_uncharge(size_t size);
 void kprof_agg_hist_free(struct kprof_hist *h);
 void kprof_agg_fill(const struct kprof_cells *c);
 void kprof_agg_spares(struct kprof_agg_ctl *ctl, bool on);
+void kprof_agg_reserve(unsigned int n);
 void kprof_agg_sync(void);
 int kprof_dev_agg_attach(struct kprof_dev *dev);
 void kprof_dev_agg_fill(struct kprof_dev *dev);
