@@ -16,6 +16,9 @@
 #            reading /proc/interrupts every 100 ms. Under TCG the vCPUs
 #            take turns on the host, so any busy vCPU delays the other's
 #            timer: readers against busy is what kprof's locks add.
+# With kprof_bench_pin=1 on the kernel command line (make bench, with
+# multi-threaded TCG) cyclictest measures CPU 0 only and the readers run on
+# CPU 1: what remains between them is kprof's per-CPU locks.
 # Prints one line per run for ci/bench_scale.sh (also in /tmp/s2.txt):
 #   S2 MODE REP MAX_US AVG_US
 . /tests/lib.sh
@@ -23,6 +26,12 @@
 : "${BENCH_REPS:=$(kernel_arg kprof_bench_reps)}"
 : "${BENCH_REPS:=5}"
 : "${BENCH_LOOPS:=10000}"
+# kprof_bench_pin=1: cyclictest on CPU 0 only, the readers on CPU 1 (with
+# multi-threaded TCG each vCPU has a host thread of its own)
+S2_PIN="" S2_CYC="-t"
+if [ "$(kernel_arg kprof_bench_pin)" = 1 ]; then
+	S2_PIN="taskset -c 1" S2_CYC="-a 0 -t 1"
+fi
 
 command -v cyclictest >/dev/null || fail "no cyclictest in the guest"
 command -v tmux >/dev/null || fail "no tmux in the guest"
@@ -52,12 +61,13 @@ s2_on() {
 	[ "$1" != quiet ] || return 0
 	read_all "/tmp/s2.$1" &
 	s2_reader=$!
+	[ -z "$S2_PIN" ] || taskset -p 2 "$s2_reader" >/dev/null
 	if [ "$1" = busy ]; then
 		tmux new-session -d -s s2 -x 160 -y 40 \
-			"while :; do cat /proc/interrupts >/dev/null; sleep 0.1; done"
+			"$S2_PIN sh -c 'while :; do cat /proc/interrupts >/dev/null; sleep 0.1; done'"
 		return
 	fi
-	tmux new-session -d -s s2 -x 160 -y 40 "kprofctl top --interval 100ms; exec sleep 600"
+	tmux new-session -d -s s2 -x 160 -y 40 "$S2_PIN kprofctl top --interval 100ms; exec sleep 600"
 	wait_aggregating
 }
 
@@ -77,7 +87,8 @@ s2_off() {
 
 # cyc: one cyclictest run; prints "MAX_US AVG_US" over its threads
 cyc() {
-	cyclictest -m -p 95 -i 200 -l "$BENCH_LOOPS" -t -q >/tmp/cyc.txt 2>&1 ||
+	# shellcheck disable=SC2086 # S2_CYC: its options, split on purpose
+	cyclictest -m -p 95 -i 200 -l "$BENCH_LOOPS" $S2_CYC -q >/tmp/cyc.txt 2>&1 ||
 		fail "cyclictest failed: $(cat /tmp/cyc.txt)"
 	awk '/^T:/ { for (i = 1; i <= NF; i++) { if ($i == "Max:" && $(i + 1) + 0 > m) m = $(i + 1) + 0
 		if ($i == "Avg:") { a += $(i + 1); n++ } } } END { if (!n) exit 1; printf "%d %d\n", m, a / n }' \
