@@ -19,13 +19,22 @@
 # With kprof_bench_pin=1 on the kernel command line (make bench, with
 # multi-threaded TCG) cyclictest measures CPU 0 only and the readers run on
 # CPU 1: what remains between them is kprof's per-CPU locks.
+# After the rounds (unless BENCH_HOLD_S=0), the readers run once more for
+# BENCH_HOLD_S seconds under the kernel's function_graph tracer, every kprof
+# debugfs show function a root: the longest a reader held a raw lock with
+# interrupts off (from the lock's return to the unlock's call), which is the
+# longest a hook on that lock's CPU, or that CPU's timer, can wait for a
+# reader (the tracer's own cost inside the section included).
 # Prints one line per run for ci/bench_scale.sh (also in /tmp/s2.txt):
 #   S2 MODE REP MAX_US AVG_US
+# and then the hold:
+#   S2HOLD MAX_US SECTIONS
 . /tests/lib.sh
 
 : "${BENCH_REPS:=$(kernel_arg kprof_bench_reps)}"
 : "${BENCH_REPS:=5}"
 : "${BENCH_LOOPS:=10000}"
+: "${BENCH_HOLD_S:=3}"
 # kprof_bench_pin=1: cyclictest on CPU 0 only, the readers on CPU 1 (with
 # multi-threaded TCG each vCPU has a host thread of its own)
 S2_PIN="" S2_CYC="-t"
@@ -113,6 +122,63 @@ while [ $rep -le "$BENCH_REPS" ]; do
 	done
 	rep=$((rep + 1))
 done
+
+# hold_on, hold_off: function_graph under kprof's show functions, over
+# kprof's functions, the raw locks with interrupts off, and the allocator's
+# and the scheduler's entries (so that their own locks have a parent that is
+# not kprof's); hold_off prints "MAX_US SECTIONS" over the locks a kprof
+# function takes itself.
+HOLD_LOCKS="_raw_spin_lock_irq _raw_spin_unlock_irq _raw_spin_lock_irqsave _raw_spin_unlock_irqrestore"
+HOLD_OTHERS="__kmalloc kmalloc_trace __kvmalloc_node kvmalloc_node kfree kvfree __schedule try_to_wake_up"
+hold_on() {
+	grep -q function_graph "$TR/available_tracers" || fail "no function_graph tracer"
+	for f in $HOLD_LOCKS; do
+		grep -qx "$f" "$TR/available_filter_functions" || fail "$f cannot be traced (inlined?)"
+	done
+	awk '$1 ~ /_show$/ && $2 == "[kprof]" { print $1 }' "$TR/available_filter_functions" >/tmp/hold.roots
+	[ -s /tmp/hold.roots ] || fail "no kprof show function to trace"
+	echo 4096 >"$TR/buffer_size_kb"
+	cat /tmp/hold.roots >"$TR/set_graph_function"
+	cat /tmp/hold.roots >"$TR/set_ftrace_filter"
+	echo kprof_hist_copy >>"$TR/set_ftrace_filter"
+	echo "$HOLD_LOCKS" | tr ' ' '\n' >>"$TR/set_ftrace_filter"
+	for f in $HOLD_OTHERS; do	# those of this kernel
+		! grep -qx "$f" "$TR/available_filter_functions" || echo "$f" >>"$TR/set_ftrace_filter"
+	done
+	for o in funcgraph-abstime funcgraph-proc; do echo 1 >"$TR/options/$o"; done
+	echo 0 >"$TR/options/funcgraph-irqs"
+	echo function_graph >"$TR/current_tracer"
+}
+
+hold_off() {
+	echo 0 >"$TR/tracing_on"	# a change of tracer would clear the buffer
+	# Per CPU and task ($2): the open function at each depth (indentation),
+	# and from a kprof function's lock's return (a leaf's start plus its
+	# duration, $3, or the time of its closing brace) to the unlock's call.
+	awk -F'|' '{ f = $4; match(f, /^ */); d = RLENGTH; sub(/^ */, "", f); k = $2 }
+	f ~ /^_raw_spin_unlock_irq(restore)?\(\)/ && held[k] {
+		h = ($1 - end[k]) * 1e6; if (h > m) m = h; n++; held[k] = 0 }
+	f ~ /^_raw_spin_lock_irq(save)?\(\);/ && fn[k, d - 2] ~ /\[kprof\]/ {
+		t = $3; gsub(/[^0-9.]/, "", t); end[k] = $1 + t / 1e6; held[k] = 1; next }
+	f ~ /^_raw_spin_lock_irq(save)?\(\) \{/ && fn[k, d - 2] ~ /\[kprof\]/ { lockd[k] = d }
+	f ~ /^\}/ && lockd[k] == d { end[k] = $1; held[k] = 1; lockd[k] = -1; next }
+	f ~ /\{$/ { fn[k, d] = f }
+	END { printf "%d %d\n", m + 0.5, n }' "$TR/trace"
+	echo nop >"$TR/current_tracer"
+	echo 1 >"$TR/tracing_on"
+	: >"$TR/set_graph_function"
+	: >"$TR/set_ftrace_filter"
+}
+
+if [ "$BENCH_HOLD_S" -gt 0 ]; then
+	s2_on readers
+	hold_on
+	sleep "$BENCH_HOLD_S"
+	hold=$(hold_off)
+	s2_off readers
+	[ "${hold#* }" -gt 0 ] || fail "no lock section of a reader in the trace"
+	echo "S2HOLD $hold" | tee -a /tmp/s2.txt
+fi
 echo 1 >"$PP/stop"
 echo 0 >"$KP/enable"
 rmmod kprof_pktproc
