@@ -55,6 +55,11 @@ if awk -v t="${s1_med[inkernel]}" -v h="${s1_med[histtrig]}" 'BEGIN { exit !(t <
 fi
 info "S1 done"
 
+# spread V LO HI: "within" or "outside" [LO, HI]
+spread() {
+	if [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; then echo within; else echo outside; fi
+}
+
 # S2: per RT kernel, one row per round, then the medians and spreads.
 s2_section=""
 declare -A s2_lat
@@ -62,7 +67,7 @@ for k in 6.1-rt 7.3-rt; do
 	s2_all=$(KPROF_TCG_THREAD=multi KPROF_VM_APPEND="kprof_bench_reps=$REPS kprof_bench_pin=1" guest bench_rt "$k" |
 		tr -d '\r')
 	s2_out=$(grep -a '^S2 ' <<<"$s2_all")
-	read -r _ hold_us hold_n <<<"$(grep -a '^S2HOLD ' <<<"$s2_all")"
+	read -r _ hold_us hold_p99 hold_n <<<"$(grep -a '^S2HOLD ' <<<"$s2_all")"
 	rows=$(awk '{ mx[$3, $2] = $4; av[$3, $2] = $5; if ($3 > n) n = $3 }
 		END { for (r = 1; r <= n; r++) printf "| %d | %d | %d | %d | %d | %d | %d |\n", r, mx[r, "quiet"], av[r, "quiet"],
 			mx[r, "busy"], av[r, "busy"], mx[r, "readers"], av[r, "readers"] }' <<<"$s2_out")
@@ -77,14 +82,11 @@ for k in 6.1-rt 7.3-rt; do
 	read -r rmed _ _ <<<"${s2_lat[readers]}"
 	read -r _ bmin bmax <<<"${s2_lat[busy]}"
 	read -r _ qmin qmax <<<"${s2_lat[quiet]}"
-	s2_section+=$'\n'"The readers' median largest latency ($rmed us) is "
-	if [ "$rmed" -ge "$bmin" ] && [ "$rmed" -le "$bmax" ]; then s2_section+="within"; else s2_section+="outside"; fi
-	s2_section+=" the control's spread ($bmin-$bmax us) and "
-	if [ "$rmed" -ge "$qmin" ] && [ "$rmed" -le "$qmax" ]; then s2_section+="within"; else s2_section+="outside"; fi
-	s2_section+=" quiet's ($qmin-$qmax us)"
+	s2_section+=$'\n'"The readers' median largest latency ($rmed us) is $(spread "$rmed" "$bmin" "$bmax")"
+	s2_section+=" the control's spread ($bmin-$bmax us) and $(spread "$rmed" "$qmin" "$qmax") quiet's ($qmin-$qmax us)"
 	if [ "$rmed" -le "$qmax" ]; then s2_section+=", and no higher than quiet's highest"; fi
 	s2_section+="."$'\n\n'
-	s2_section+="The longest a reader held a CPU's lock with interrupts off, over $hold_n such sections of the readers under function_graph: **$hold_us us**."$'\n\n'
+	s2_section+="The longest a reader held a CPU's lock with interrupts off, over $hold_n such sections of the readers under function_graph: **$hold_us us**; 99 % of them $hold_p99 us or less."$'\n\n'
 	info "S2 $k done"
 done
 

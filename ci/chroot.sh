@@ -99,10 +99,11 @@ ensure() {
 # their own paths, and vanish with it.
 run() {
 	local kbuild=$KPROF_CACHE/kbuild cc_env=()
-	# make check's compiler cache (ci/check.sh), the chroot's own one
+	# make check's compiler cache settings (ci/check.sh), in the chroot's
+	# own cache directory
 	if [ -n "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ] && [ -x "$dir/usr/bin/ccache" ]; then
-		cc_env=(CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_DIR=/var/cache/ccache
-			CCACHE_BASEDIR="$KPROF_TOP" CCACHE_NOHASHDIR=1)
+		mapfile -t cc_env < <(env | grep -E '^(CCACHE_|CMAKE_(C|CXX)_COMPILER_LAUNCHER=)')
+		cc_env+=(CCACHE_DIR=/var/cache/ccache)
 	fi
 	mkdir -p "$KPROF_BUILD" "$dir$KPROF_TOP" "$dir$KPROF_BUILD" "$kbuild" "$dir$kbuild"
 	unshare --mount --propagation private sh -euc '

@@ -26,8 +26,7 @@ export BENCH_REPS=3 BENCH_ROUNDTRIPS=10000
 # none's in the same round, in thousandths
 ratio() {
 	awk -v m="$1" '{ ns[$3, $2] = $4; if ($3 > n) n = $3 }
-		END { for (r = 1; r <= n; r++) printf "%d\n", 1000 * ns[r, m] / ns[r, "none"] }' /tmp/s1.txt |
-		sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+		END { for (r = 1; r <= n; r++) printf "%d\n", 1000 * ns[r, m] / ns[r, "none"] }' /tmp/s1.txt | median
 }
 for mode in inkernel stream histtrig; do
 	echo "S1 check: $mode: median round $(ratio "$mode")/1000 of none's"

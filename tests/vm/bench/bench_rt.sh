@@ -28,7 +28,7 @@
 # Prints one line per run for ci/bench_scale.sh (also in /tmp/s2.txt):
 #   S2 MODE REP MAX_US AVG_US
 # and then the hold:
-#   S2HOLD MAX_US SECTIONS
+#   S2HOLD MAX_US P99_US SECTIONS
 . /tests/lib.sh
 
 : "${BENCH_REPS:=$(kernel_arg kprof_bench_reps)}"
@@ -39,7 +39,7 @@
 # multi-threaded TCG each vCPU has a host thread of its own)
 S2_PIN="" S2_CYC="-t"
 if [ "$(kernel_arg kprof_bench_pin)" = 1 ]; then
-	S2_PIN="taskset -c 1" S2_CYC="-a 0 -t 1"
+	S2_PIN="taskset -p -c 1" S2_CYC="-a 0 -t 1"	# the readers' CPU: S2_PIN PID
 fi
 
 command -v cyclictest >/dev/null || fail "no cyclictest in the guest"
@@ -70,13 +70,13 @@ s2_on() {
 	[ "$1" != quiet ] || return 0
 	read_all "/tmp/s2.$1" &
 	s2_reader=$!
-	[ -z "$S2_PIN" ] || taskset -p 2 "$s2_reader" >/dev/null
+	[ -z "$S2_PIN" ] || $S2_PIN "$s2_reader" >/dev/null
 	if [ "$1" = busy ]; then
 		tmux new-session -d -s s2 -x 160 -y 40 \
-			"$S2_PIN sh -c 'while :; do cat /proc/interrupts >/dev/null; sleep 0.1; done'"
+			"${S2_PIN:+$S2_PIN \$\$ >/dev/null;} while :; do cat /proc/interrupts >/dev/null; sleep 0.1; done"
 		return
 	fi
-	tmux new-session -d -s s2 -x 160 -y 40 "$S2_PIN kprofctl top --interval 100ms; exec sleep 600"
+	tmux new-session -d -s s2 -x 160 -y 40 "${S2_PIN:+$S2_PIN \$\$ >/dev/null;} kprofctl top --interval 100ms; exec sleep 600"
 	wait_aggregating
 }
 
@@ -126,7 +126,7 @@ done
 # hold_on, hold_off: function_graph under kprof's show functions, over
 # kprof's functions, the raw locks with interrupts off, and the allocator's
 # and the scheduler's entries (so that their own locks have a parent that is
-# not kprof's); hold_off prints "MAX_US SECTIONS" over the locks a kprof
+# not kprof's); hold_off prints "MAX_US P99_US SECTIONS" over the locks a kprof
 # function takes itself.
 HOLD_LOCKS="_raw_spin_lock_irq _raw_spin_unlock_irq _raw_spin_lock_irqsave _raw_spin_unlock_irqrestore"
 HOLD_OTHERS="__kmalloc kmalloc_trace __kvmalloc_node kvmalloc_node kfree kvfree __schedule try_to_wake_up"
@@ -157,13 +157,15 @@ hold_off() {
 	# duration, $3, or the time of its closing brace) to the unlock's call.
 	awk -F'|' '{ f = $4; match(f, /^ */); d = RLENGTH; sub(/^ */, "", f); k = $2 }
 	f ~ /^_raw_spin_unlock_irq(restore)?\(\)/ && held[k] {
-		h = ($1 - end[k]) * 1e6; if (h > m) m = h; n++; held[k] = 0 }
+		printf "%d\n", ($1 - end[k]) * 1e6 + 0.5; held[k] = 0 }
 	f ~ /^_raw_spin_lock_irq(save)?\(\);/ && fn[k, d - 2] ~ /\[kprof\]/ {
 		t = $3; gsub(/[^0-9.]/, "", t); end[k] = $1 + t / 1e6; held[k] = 1; next }
 	f ~ /^_raw_spin_lock_irq(save)?\(\) \{/ && fn[k, d - 2] ~ /\[kprof\]/ { lockd[k] = d }
 	f ~ /^\}/ && lockd[k] == d { end[k] = $1; held[k] = 1; lockd[k] = -1; next }
 	f ~ /\{$/ { fn[k, d] = f }
-	END { printf "%d %d\n", m + 0.5, n }' "$TR/trace"
+	' "$TR/trace" | sort -n >/tmp/hold.us
+	n=$(wc -l </tmp/hold.us)
+	echo "$(tail -n 1 /tmp/hold.us) $(sed -n "$(((n * 99 + 99) / 100))p" /tmp/hold.us) $n"
 	echo nop >"$TR/current_tracer"
 	echo 1 >"$TR/tracing_on"
 	: >"$TR/set_graph_function"
@@ -176,7 +178,7 @@ if [ "$BENCH_HOLD_S" -gt 0 ]; then
 	sleep "$BENCH_HOLD_S"
 	hold=$(hold_off)
 	s2_off readers
-	[ "${hold#* }" -gt 0 ] || fail "no lock section of a reader in the trace"
+	[ "${hold##* }" -gt 0 ] || fail "no lock section of a reader in the trace"
 	echo "S2HOLD $hold" | tee -a /tmp/s2.txt
 fi
 echo 1 >"$PP/stop"

@@ -42,6 +42,12 @@ ship() {
 	echo "KPROF-FILE-END ${2:-$(basename "$1")} $(md5sum <"$1" | cut -d' ' -f1)"
 }
 
+# median: the median of the numbers on stdin, one a line (the lower of
+# the two middle ones for an even count)
+median() {
+	sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
+
 KP=/sys/kernel/debug/kprof
 PP=/sys/kernel/debug/kprof_pktproc
 TR=/sys/kernel/tracing
