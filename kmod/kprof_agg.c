@@ -363,6 +363,18 @@ static size_t dev_agg_size(const struct kprof_dev *dev)
 			   array_size(nr_cpu_ids, kprof_nr_kinds(dev)));
 }
 
+/*
+ * The cells of @dev that its first samples may start at once, a (CPU,
+ * kind) each: a start reserves a spare for each, so that its burst of
+ * first samples does not wait in the stage. The work that fills the stage
+ * can be kept off every CPU for longer than the stage lasts (on RT, by IRQ
+ * threads at 5,000 IRQs/s), and a sample that finds it full is lost.
+ */
+static unsigned int dev_cells_online(const struct kprof_dev *dev)
+{
+	return num_online_cpus() * kprof_nr_kinds(dev);
+}
+
 /* @dev's cells, recording, none with a histogram yet; within the budget. */
 static struct kprof_dev_agg *agg_alloc(const struct kprof_dev *dev)
 {
@@ -443,6 +455,7 @@ int kprof_dev_agg_attach(struct kprof_dev *dev)
 	a = agg_alloc(dev);
 	if (!a)
 		return -ENOMEM;
+	kprof_agg_reserve(AGG_SPARES + dev_cells_online(dev));
 	rcu_assign_pointer(dev->agg, a);
 	return 0;
 }
@@ -482,6 +495,17 @@ static void agg_free_all(void)
 	list_for_each_entry(dev, &kprof_devices, node)
 		agg_retire(dev, NULL);
 	agg_free_retired();
+}
+
+/* Spares for every device's first samples (dev_cells_online()); kprof_dev_mutex held. */
+static void agg_reserve_all(void)
+{
+	struct kprof_dev *dev;
+	unsigned int cells = 0;
+
+	list_for_each_entry(dev, &kprof_devices, node)
+		cells += dev_cells_online(dev);
+	kprof_agg_reserve(cells);
 }
 
 /*
@@ -535,6 +559,7 @@ static int agg_set(unsigned int val)
 	if (val == KPROF_AGG_ON) {
 		/* The spares first: samples come as soon as the cells are in. */
 		kprof_agg_spares(&kprof_dev_agg, true);
+		agg_reserve_all();
 		ret = agg_start_all();
 	} else if (val == KPROF_AGG_FROZEN) {
 		agg_freeze_all();

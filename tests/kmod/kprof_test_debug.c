@@ -3,7 +3,7 @@
  * Test-only module: commits, on load, the bug its "bug" parameter names, so
  * that the VM harness can prove that the debug kernel's checkers catch it
  * and that it fails the test (tests/vm/selftest/selftest_debug.sh):
- *   leak    a kmalloc()ed block whose pointer is dropped (kmemleak)
+ *   leak    kmalloc()ed blocks whose pointers are dropped (kmemleak)
  *   atomic  a GFP_KERNEL allocation, which may sleep, with a spinlock
  *           held (DEBUG_ATOMIC_SLEEP)
  *   shift   a shift wider than its type (UBSAN)
@@ -20,6 +20,8 @@ static char *bug = "";
 module_param(bug, charp, 0444);
 MODULE_PARM_DESC(bug, "leak, atomic, shift or uaf");
 
+#define TEST_LEAKS 8
+
 static DEFINE_SPINLOCK(test_lock);
 static unsigned int test_shift = 40;
 module_param(test_shift, uint, 0444);
@@ -28,12 +30,21 @@ MODULE_PARM_DESC(test_shift, "the width of the shift bug=shift makes");
 static int __init kprof_test_debug_init(void)
 {
 	char *p;
+	int i;
 
 	if (!strcmp(bug, "leak")) {
-		p = kmalloc(512, GFP_KERNEL);
-		if (p)
-			memset(p, 0x5a, 512);
-		OPTIMIZER_HIDE_VAR(p);
+		/*
+		 * Several blocks: a stale copy of the last pointer can stay in
+		 * a stack that kmemleak scans (insmod's, cached once it exits),
+		 * which hides that block; each allocation overwrites the copy
+		 * of the one before.
+		 */
+		for (i = 0; i < TEST_LEAKS; i++) {
+			p = kmalloc(512, GFP_KERNEL);
+			if (p)
+				memset(p, 0x5a, 512);
+			OPTIMIZER_HIDE_VAR(p);
+		}
 	} else if (!strcmp(bug, "atomic")) {
 		spin_lock(&test_lock);
 		p = kmalloc(64, GFP_KERNEL);
