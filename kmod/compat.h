@@ -61,6 +61,19 @@ static inline void kprof_hrtimer_setup(struct hrtimer *timer,
 #endif
 
 /*
+ * The kretprobe of an instance: 5.11 replaced kretprobe_instance::rp with
+ * get_kretprobe(), which only a kernel with kretprobes defines (without
+ * them, register_kretprobe() fails and no handler runs).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0)
+#define kprof_kretprobe_of(ri)	((ri)->rp)
+#elif defined(CONFIG_KRETPROBES)
+#define kprof_kretprobe_of(ri)	get_kretprobe(ri)
+#else
+#define kprof_kretprobe_of(ri)	((struct kretprobe *)NULL)
+#endif
+
+/*
  * A kprobe handler's view of its function's arguments: the architectures
  * with HAVE_FUNCTION_ARG_ACCESS_API (x86, arm64 and others; not 32-bit arm).
  */

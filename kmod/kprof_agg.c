@@ -299,6 +299,7 @@ static void agg_work_fn(struct work_struct *work)
 		kprof_dev_agg_fill(dev);
 	mutex_unlock(&kprof_dev_mutex);
 	kprof_girq_agg_fill();
+	kprof_func_agg_fill();
 	mutex_lock(&spare_mutex);
 	spares_refill(AGG_SPARES);
 	mutex_unlock(&spare_mutex);

@@ -263,6 +263,7 @@ enum kprof_top_file {
 	KPROF_TF_GIRQ_AGGREGATE,
 	KPROF_TF_GIRQ_HIST,
 	KPROF_TF_MEMORY,
+	KPROF_TF_FUNC,
 	KPROF_NR_TOP_FILES
 };
 
@@ -307,6 +308,10 @@ void kprof_agg_init(struct dentry *root);
 void kprof_hist_copy(raw_spinlock_t *lock, struct kprof_hist *dst,
 		     const struct kprof_hist *src);
 void kprof_hist_print(struct seq_file *m, const struct kprof_hist *h);
+
+/* kprof_func.c: function probes (kprof/func) */
+void kprof_func_init(struct dentry *root);
+void kprof_func_agg_fill(void);
 
 /* kprof_bench.c */
 void kprof_bench_init(struct dentry *root);

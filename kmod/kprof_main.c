@@ -79,6 +79,7 @@ const char * const kprof_top_files[KPROF_NR_TOP_FILES] = {
 	[KPROF_TF_GIRQ_AGGREGATE] = "girq_aggregate",
 	[KPROF_TF_GIRQ_HIST] = "girq_hist",
 	[KPROF_TF_MEMORY] = "memory",
+	[KPROF_TF_FUNC] = "func",
 };
 
 /* True if @name is one of kprof's own top-level debugfs files. */
@@ -161,6 +162,7 @@ static int __init kprof_init(void)
 			    &enable_fops);
 	kprof_bench_init(kprof_debugfs_root);
 	kprof_girq_init(kprof_debugfs_root);
+	kprof_func_init(kprof_debugfs_root);
 	kprof_devs_init(kprof_debugfs_root);
 	/* Last: only a module whose init succeeds attaches probes. */
 	kprof_girq_start();

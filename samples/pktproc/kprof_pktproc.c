@@ -259,10 +259,44 @@ static irqreturn_t pktproc_hard(int irq, void *data)
 	return hard_return(q, IRQ_WAKE_THREAD);
 }
 
+/*
+ * One packet's work. Not inlined, nor is pktproc_poll(): they are the
+ * per-packet and per-pass functions a profiler finds in the driver
+ * (kprofctl func), whose calls the counters processed and batches count.
+ */
+static noinline void pktproc_rx_one(struct pktq *q, const struct pkt *pkt, unsigned int wns)
+{
+	q->csum = burn(pkt, wns, q->csum);
+	if (q->kdev)
+		kprof_span_end_at(q->kdev, SPAN_PACKET, pkt->rx_ns);
+}
+
+/* One pass over the @n packets from @tail: its fixed cost, then each packet. */
+static noinline void pktproc_poll(struct pktq *q, unsigned int tail, unsigned int n)
+{
+	unsigned int wns = READ_ONCE(work_ns), i;
+	u64 overhead_end;
+
+	if (q->kdev)
+		kprof_batch_begin(q->kdev);
+	/* The fixed cost of a pass: descriptor refill, doorbells... */
+	overhead_end = ktime_get_ns() + READ_ONCE(pass_overhead_ns);
+	while (ktime_get_ns() < overhead_end)
+		cpu_relax();
+	for (i = 0; i < n; i++)
+		pktproc_rx_one(q, &q->ring[(tail + i) & (ring_size - 1)], wns);
+	/* Done reading the slots before handing them back. */
+	smp_store_release(&q->tail, tail + n);
+	WRITE_ONCE(q->processed, q->processed + n);
+	WRITE_ONCE(q->batches, q->batches + 1);
+	if (q->kdev)
+		kprof_batch_end(q->kdev, n);
+}
+
 static irqreturn_t pktproc_thread(int irq, void *data)
 {
 	struct pktq *q = data;
-	unsigned int tail = q->tail, head, n, i;
+	unsigned int tail = q->tail, head, n;
 
 	if (q->kdev)
 		kprof_thread_begin(q->kdev);
@@ -277,30 +311,9 @@ static irqreturn_t pktproc_thread(int irq, void *data)
 	 */
 	head = smp_load_acquire(&q->head);
 	while (tail != head) {
-		unsigned int max = READ_ONCE(batch), wns = READ_ONCE(work_ns);
-		u64 overhead_end;
-
-		n = min(head - tail, max);
-		if (q->kdev)
-			kprof_batch_begin(q->kdev);
-		/* The fixed cost of a pass: descriptor refill, doorbells... */
-		overhead_end = ktime_get_ns() + READ_ONCE(pass_overhead_ns);
-		while (ktime_get_ns() < overhead_end)
-			cpu_relax();
-		for (i = 0; i < n; i++) {
-			const struct pkt *pkt = &q->ring[(tail + i) & (ring_size - 1)];
-
-			q->csum = burn(pkt, wns, q->csum);
-			if (q->kdev)
-				kprof_span_end_at(q->kdev, SPAN_PACKET, pkt->rx_ns);
-		}
+		n = min(head - tail, READ_ONCE(batch));
+		pktproc_poll(q, tail, n);
 		tail += n;
-		/* Done reading the slots before handing them back. */
-		smp_store_release(&q->tail, tail);
-		WRITE_ONCE(q->processed, q->processed + n);
-		WRITE_ONCE(q->batches, q->batches + 1);
-		if (q->kdev)
-			kprof_batch_end(q->kdev, n);
 		cond_resched();
 	}
 	return IRQ_HANDLED;
