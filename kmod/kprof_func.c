@@ -280,28 +280,35 @@ static int sess_add(struct func_sess *s, const char *name)
 	return 0;
 }
 
-/* Spares for the first call of each function on each online CPU. */
+/*
+ * Every function starts counting at once: the probes are enabled first
+ * (each a text patch, slow), and count once @on is set. Spares for the
+ * first call of each function on each online CPU.
+ */
 static void sess_start(struct func_sess *s)
 {
 	unsigned int i;
 
 	kprof_agg_spares(&s->ctl, true);
 	kprof_agg_reserve(s->nr * num_online_cpus());
-	WRITE_ONCE(s->on, true);
 	for (i = 0; i < s->nr; i++)
 		enable_kretprobe(&s->fn[i]->krp);
+	WRITE_ONCE(s->on, true);
 	s->state = FUNC_ON;
 }
 
-/* Once this returns, no handler adds a sample: the histograms are final. */
+/*
+ * Every function stops counting at once; once this returns, no handler
+ * adds a sample (they run with preemption off): the histograms are final.
+ */
 static void sess_stop(struct func_sess *s)
 {
 	unsigned int i;
 
+	WRITE_ONCE(s->on, false);
+	synchronize_rcu();
 	for (i = 0; i < s->nr; i++)
 		disable_kretprobe(&s->fn[i]->krp);
-	WRITE_ONCE(s->on, false);
-	synchronize_rcu();	/* the handlers run with preemption off */
 	kprof_agg_spares(&s->ctl, false);
 	s->state = FUNC_STOPPED;
 }

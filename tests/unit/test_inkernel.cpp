@@ -4,6 +4,7 @@
 
 #include "core/inkernel.hpp"
 
+#include <cerrno>
 #include <random>
 #include <sstream>
 
@@ -189,4 +190,71 @@ BOOST_AUTO_TEST_CASE(unescapes_octal)
 	BOOST_TEST(unescape_octal("plain") == "plain");
 	BOOST_TEST(unescape_octal("\\04") == "\\04");	// too short: kept
 	BOOST_TEST(unescape_octal("\\089") == "\\089");
+}
+
+// kprof/func: each function's counts, its histograms (total and per CPU),
+// untracked and backwards lines added to their function; a lost call is
+// one the probes saw and could not time, an in-flight one is not lost.
+BOOST_AUTO_TEST_CASE(loads_func_session)
+{
+	Values c0, c1;
+	for (uint64_t v : {25000, 31000, 90000})
+		c0.add(v);
+	c1.add(40000);
+	const std::string text = kLayout + "state 2\n" + "func pktproc_poll 7 1 2 0\n" +
+				 line("hist pktproc_poll", 0, c0.h, c0.sum) + line("hist pktproc_poll", 1, c1.h, c1.sum) +
+				 "untracked 1 pktproc_poll 1\nbackwards 0 pktproc_poll 1\n" + "func pktproc_rx_one 0 0 0 3\n";
+	KernelStats ks;
+	std::vector<FuncCounts> funcs;
+	load_func_hist(text, true, ks, funcs);
+	BOOST_TEST_REQUIRE(funcs.size() == 2u);
+	const FuncCounts &f = funcs[0];
+	BOOST_TEST(f.name == "pktproc_poll");
+	BOOST_TEST(f.calls == 7u);
+	BOOST_TEST(f.timed == 4u);
+	BOOST_TEST(f.sum_ns == double(c0.sum + c1.sum));
+	BOOST_TEST(f.untracked == 1u);
+	BOOST_TEST(f.backwards == 1u);
+	BOOST_TEST(f.in_flight() == 1u);	// 7 entered: 4 timed, 1 untracked, 1 backwards
+	BOOST_TEST(f.lost() == 5u);		// 1 missed, 2 recursion, 1 untracked, 1 backwards
+	BOOST_TEST(funcs[1].nmi == 3u);
+	BOOST_TEST(funcs[1].lost() == 3u);
+	BOOST_TEST(ks.untracked == 1u);
+	BOOST_TEST(ks.samples == 4u);
+	BOOST_TEST(ks.totals.at({kFuncLabel, "pktproc_poll", -1}).count() == 4u);
+	BOOST_TEST(ks.totals.at({kFuncLabel, "pktproc_poll", -1}).max() == 90000u);
+	BOOST_TEST(ks.per_cpu.at({kFuncLabel, "pktproc_poll", -1, 1}).count() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(func_session_rejects)
+{
+	std::vector<FuncCounts> funcs;
+	KernelStats ks;
+	// A histogram before its function's line, or a line of no known kind.
+	BOOST_CHECK_THROW(load_func_hist(kLayout + "state 2\nhist f 0 1 5 5 5 5:1\n", false, ks, funcs),
+			  std::runtime_error);
+	BOOST_CHECK_THROW(load_func_hist(kLayout + "state 2\nfunc f 1 0 0\n", false, ks, funcs), std::runtime_error);
+	BOOST_CHECK_THROW(load_func_hist(kLayout + "state 2\nfunk f 1 0 0 0\n", false, ks, funcs), std::runtime_error);
+	BOOST_CHECK_THROW(load_func_hist("layout sub_bits=8 kernel_bits=36 buckets=1\n", false, ks, funcs),
+			  std::runtime_error);
+}
+
+// A module's text functions from /proc/kallsyms, by glob, once each.
+BOOST_AUTO_TEST_CASE(module_functions_from_kallsyms)
+{
+	const std::string text = "ffffffffc0001000 t pktproc_poll\t[kprof_pktproc]\n"
+				 "ffffffffc0001100 t pktproc_rx_one\t[kprof_pktproc]\n"
+				 "ffffffffc00010f0 t __pfx_pktproc_rx_one\t[kprof_pktproc]\n"
+				 "ffffffffc0002000 d pktproc_data\t[kprof_pktproc]\n"
+				 "ffffffffc0003000 T kprof_irq_enter\t[kprof]\n"
+				 "ffffffff81000000 T _stext\n"
+				 "ffffffffc0001100 t pktproc_rx_one\t[kprof_pktproc]\n";
+	BOOST_TEST(module_functions(text, "kprof_pktproc", "*") ==
+		   (std::vector<std::string>{"pktproc_poll", "pktproc_rx_one"}));
+	BOOST_TEST(module_functions(text, "kprof_pktproc", "*poll") == (std::vector<std::string>{"pktproc_poll"}));
+	BOOST_TEST(module_functions(text, "kprof", "*").size() == 1u);
+	BOOST_TEST(module_functions(text, "nosuch", "*").empty());
+	BOOST_CHECK_THROW(module_functions("ffff t\n", "kprof", "*"), std::runtime_error);
+	BOOST_TEST(func_refusal(ENOENT).find("kallsyms") != std::string::npos);
+	BOOST_TEST(func_refusal(EINVAL).find("blacklist") != std::string::npos);
 }

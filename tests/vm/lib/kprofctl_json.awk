@@ -5,6 +5,7 @@
 #   check DEVICE EVENT READ EMITTED
 #   missed_total N / buffer_lost N / not_read N / events_read N / invalid N /
 #   lost true|false / untracked N (in-kernel)
+#   func NAME CALLS ENTERED IN_FLIGHT MISSED RECURSION NMI UNTRACKED BACKWARDS CALLS_PER_S CPU_SHARE
 function val(line) {
 	sub(/^[^:]*: */, "", line)
 	sub(/,$/, "", line)
@@ -45,7 +46,22 @@ function val(line) {
 /"events_read":/ { print "events_read", val($0) }
 /"invalid":/ { print "invalid", val($0) }
 /"lost": (true|false)/ { print "lost", val($0) }
-/"untracked":/ { print "untracked", val($0) }
+/"functions": \[/ { in_funcs = 1 }
+in_funcs && /^  \]/ { in_funcs = 0 }
+in_funcs && /"backwards":/ { f_bw = val($0) }
+in_funcs && /"calls":/ { f_calls = val($0) }
+in_funcs && /"calls_per_s":/ { f_rate = val($0) }
+in_funcs && /"cpu_share":/ { f_share = val($0) }
+in_funcs && /"entered":/ { f_entered = val($0) }
+in_funcs && /"function":/ { f_name = val($0) }
+in_funcs && /"in_flight":/ { f_flight = val($0) }
+in_funcs && /"missed":/ { f_missed = val($0) }
+in_funcs && /"nmi":/ { f_nmi = val($0) }
+in_funcs && /"recursion_missed":/ { f_rec = val($0) }
+in_funcs && /"untracked":/ {
+	print "func", f_name, f_calls, f_entered, f_flight, f_missed, f_rec, f_nmi, val($0), f_bw, f_rate, f_share
+}
+/"untracked":/ && !in_funcs { print "untracked", val($0) }
 # per CPU (keys sorted, "unread" last):
 #   cpuloss CPU OVERRUN COMMIT_OVERRUN DROPPED UNREAD HEADER_MISSED LOSSY_PAGES
 /"commit_overrun":/ { commit_overrun = val($0) }

@@ -234,6 +234,7 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 		"labelled by id (span:0): their names live in the board's debugfs, not in the file.");
 
 	add_top();
+	add_func();
 
 	counters_cmd_ = app_.add_subcommand("counters", "show kprof's per-device counters from debugfs");
 	counters_cmd_->add_flag("--json", counters_.json, "print JSON");
@@ -271,6 +272,48 @@ void Cli::add_top()
 		"never dropped silently. The terminal and the aggregation are restored on q, Ctrl-C, SIGTERM\n"
 		"and SIGHUP, and the last table stays printed. When the output is not a terminal, each\n"
 		"refresh is printed in turn, without escape sequences.");
+}
+
+void Cli::add_func()
+{
+	func_cmd_ = app_.add_subcommand("func", "calls and latency of kernel or module functions, no driver change");
+	func_cmd_->add_option("FUNCTION", func_.functions, "functions to measure, as in /proc/kallsyms")
+		->type_name("FUNCTION");
+	func_cmd_->add_option("-m,--module", func_.module, "every function of this loaded module")
+		->check(kNameCheck)
+		->type_name("MODULE");
+	func_cmd_->add_option("--match", func_.match, "with -m, only the functions whose names match this glob")
+		->type_name("GLOB");
+	func_cmd_->add_option("-d,--duration", func_raw_.duration,
+			      "how long to measure: 10s, 500ms, 2m; a bare number is in seconds (default: until Ctrl-C)")
+		->check(kDuration)
+		->type_name("DURATION");
+	add_report_options(func_cmd_, func_, func_raw_);
+	func_cmd_->footer(
+		"kprof.ko puts a kretprobe on each function for the run (kprof/func in debugfs) and keeps, per\n"
+		"CPU, a histogram of the time from each call's entry to its return, in kprofctl's bucket layout:\n"
+		"no ring buffer, nothing lost at any call rate. The report gives per function the calls that\n"
+		"returned, their rate, their share of the CPUs' time (calls x mean over the window and the\n"
+		"online CPUs) and the latency statistics; calls the kernel's probe could not time (more calls\n"
+		"in flight than its instances, a probe hit inside another probe's handler, NMI) are reported\n"
+		"as lost, exactly. A call's time includes what it waited for (a sleeping function) and the\n"
+		"functions it called; a recursive call and its caller are each timed whole.\n"
+		"Examples:\n"
+		"  kprofctl func -d 10 pktproc_poll          one function for 10 s\n"
+		"  kprofctl func -m kprof_pktproc -d 10      every function of a module\n"
+		"  kprofctl func -m mydrv --match '*_irq*'   a module's functions that match a glob\n"
+		"Functions that cannot be probed are named with the kernel's reason: not in /proc/kallsyms\n"
+		"(inlined, or a typo), in the kprobes blacklist, or (x86) not traceable by ftrace. The probes\n"
+		"go when kprofctl exits, however it exits.");
+}
+
+void Cli::finish_func()
+{
+	finish_collect(func_, func_raw_);
+	if (func_.functions.empty() == !func_.module)
+		throw CLI::ValidationError("func: name the FUNCTIONs or a module (-m), one or the other");
+	if (func_.match != "*" && !func_.module)
+		throw CLI::ValidationError("func: --match selects among a module's functions: add -m MODULE");
 }
 
 void Cli::finish_top()
@@ -373,6 +416,10 @@ Command Cli::parse(const std::vector<std::string> &args)
 	if (report_cmd_->parsed()) {
 		finish_collect(report_, report_raw_);
 		return report_;
+	}
+	if (func_cmd_->parsed()) {
+		finish_func();
+		return func_;
 	}
 	if (irq_cmd_->parsed()) {
 		finish_collect(irq_, irq_raw_);

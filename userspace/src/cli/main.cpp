@@ -75,6 +75,7 @@ int main(int argc, char **argv)
 					  [](const kprof::CountersOptions &o) { return kprof::run_counters(o); },
 					  [](const kprof::IrqOptions &o) { return kprof::run_irq(o); },
 					  [](const kprof::TopOptions &o) { return kprof::run_top(o); },
+					  [](const kprof::FuncOptions &o) { return kprof::run_func(o); },
 				  },
 				  cmd);
 	} catch (const kprof::UsageError &e) {

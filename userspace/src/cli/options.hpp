@@ -69,6 +69,15 @@ struct IrqOptions : CollectOptions {
 	unsigned context_budget_kb = 256 * 1024;	// -T's context, all CPUs together
 };
 
+// kprofctl func: calls and time of kernel or module functions, through
+// kprof.ko's function probes. Of CollectOptions, -c, -b and --instance do
+// not apply (no ring buffer).
+struct FuncOptions : CollectOptions {
+	std::vector<std::string> functions;	// FUNCTION...; or
+	std::optional<std::string> module;	// -m: every function of this module
+	std::string match = "*";		// --match: ... whose names match this glob
+};
+
 // kprofctl report -i FILE: the latency report of a trace-cmd data file.
 // Of CollectOptions, only the report's presentation and -c apply.
 struct ReportOptions : LatencyOptions {
@@ -94,7 +103,7 @@ struct TopOptions {
 struct VersionRequest {};
 
 using Command = std::variant<VersionRequest, StatusOptions, ListOptions, EnableOptions, LatencyOptions,
-			     CountersOptions, IrqOptions, ReportOptions, TopOptions>;
+			     CountersOptions, IrqOptions, ReportOptions, TopOptions, FuncOptions>;
 
 // Instance and device names: [A-Za-z0-9_.-]+, not "." or "..".
 bool valid_name(const std::string &s);

@@ -21,6 +21,7 @@ int run_counters(const CountersOptions &opts);
 int run_irq(const IrqOptions &opts);
 int run_report(const ReportOptions &opts);
 int run_top(const TopOptions &opts);
+int run_func(const FuncOptions &opts);
 
 // "kprof:kprof_batch"-style names of the events in @tracing_dir matching
 // @pattern: SYSTEM:EVENT or EVENT, globs allowed. Throws UsageError if none.

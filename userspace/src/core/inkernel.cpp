@@ -171,6 +171,62 @@ void load_girq_hist(const std::string &text, const std::vector<std::string> &irq
 	});
 }
 
+namespace {
+
+// "untracked CPU NAME N" or "backwards CPU NAME N": @name's count.
+std::pair<std::string, uint64_t> parse_func_count(const std::string &line)
+{
+	std::istringstream in(line);
+	std::string word, name;
+	int cpu = -1;
+	uint64_t n = 0;
+	if (!(in >> word >> cpu >> name >> n) || cpu < 0)
+		throw malformed(line);
+	return {name, n};
+}
+
+FuncCounts &func_of(std::vector<FuncCounts> &funcs, const std::string &name, const std::string &line)
+{
+	for (auto &f : funcs)
+		if (f.name == name)
+			return f;
+	throw std::runtime_error("kprof/func: '" + line.substr(0, 80) + "' before its function's line");
+}
+
+}  // namespace
+
+void load_func_hist(const std::string &text, bool per_cpu, KernelStats &out, std::vector<FuncCounts> &funcs)
+{
+	for_each_line(text, kFuncFile, out, [&](const std::string &line) {
+		std::istringstream in(line);
+		std::string word;
+		in >> word;
+		if (word == "func") {
+			FuncCounts f;
+			if (!(in >> f.name >> f.calls >> f.missed >> f.recursion >> f.nmi))
+				throw malformed(line);
+			funcs.push_back(f);
+		} else if (word == "untracked" || word == "backwards") {
+			const auto [name, n] = parse_func_count(line);
+			(word == "untracked" ? func_of(funcs, name, line).untracked : func_of(funcs, name, line).backwards) += n;
+			if (word == "untracked")
+				out.untracked += n;
+		} else if (word == "hist") {
+			Parsed p;
+			if (!(in >> p.name >> p.cpu))
+				throw malformed(line);
+			p.label = kFuncLabel;
+			parse_buckets(in, line, p);
+			FuncCounts &f = func_of(funcs, p.name, line);
+			f.timed += p.count;
+			f.sum_ns += double(p.sum);
+			keep(p, true, {kFuncLabel, p.name, -1}, per_cpu, out);
+		} else {
+			throw malformed(line);
+		}
+	});
+}
+
 std::string unescape_octal(const std::string &s)
 {
 	std::string out;

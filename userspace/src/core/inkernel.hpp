@@ -6,6 +6,7 @@
 
 #include "core/aggregate.hpp"
 #include "core/events.hpp"
+#include "core/funcs.hpp"
 #include "core/histogram.hpp"
 
 #include <map>
@@ -49,6 +50,11 @@ void load_kernel_hist(const std::string &text, const std::string &device, const 
 // IRQ action (the rows 'kprofctl irq' reports), only the IRQs @irqs asks
 // for (empty: all), per CPU too if @per_cpu. Throws like load_kernel_hist.
 void load_girq_hist(const std::string &text, const std::vector<std::string> &irqs, bool per_cpu, KernelStats &out);
+
+// Add a kprof/func session's @text to @out (the histograms, per CPU too if
+// @per_cpu; untracked calls) and each function's counts to @funcs. Throws
+// like load_kernel_hist.
+void load_func_hist(const std::string &text, bool per_cpu, KernelStats &out, std::vector<FuncCounts> &funcs);
 
 // A device kind's label as kprof.ko writes it: "span:packet" -> Span,
 // "batch" -> Batch. Throws std::runtime_error for any other.

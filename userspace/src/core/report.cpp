@@ -75,9 +75,17 @@ uint64_t Report::not_read() const
 	return n;
 }
 
+uint64_t Report::untimed_calls() const
+{
+	uint64_t n = 0;
+	for (const auto &f : funcs)
+		n += f.lost() - f.untracked;
+	return n;
+}
+
 uint64_t Report::total_missed() const
 {
-	return std::max(buffer_lost(), not_read()) + untracked;
+	return std::max(buffer_lost(), not_read()) + untracked + untimed_calls();
 }
 
 bool Report::lost_anything() const
@@ -176,6 +184,45 @@ void render_irqs_text(std::ostringstream &o, const Report &r)
 	}
 }
 
+void render_funcs_text(std::ostringstream &o, const Report &r)
+{
+	if (r.funcs.empty())
+		return;
+	o << "\nper function: calls that returned while measuring, per second, their share of the CPUs' time\n"
+	     "(calls x mean over the window and " << r.cpus << " CPUs); calls the kernel's probe could not time\n"
+	     "(no free instance, a probe hit inside another's handler, NMI; lost), and calls still in flight\n"
+	     "at the end (not lost: they had not returned):\n";
+	char line[512];
+	std::snprintf(line, sizeof(line), "  %-32s %10s %10s %7s %9s %9s\n", "FUNCTION", "CALLS", "CALLS/S", "CPU%",
+		      "UNTIMED", "IN FLIGHT");
+	o << line;
+	for (const auto &f : r.funcs) {
+		const double share = r.duration_s > 0 && r.cpus ? f.sum_ns / (r.duration_s * 1e9 * r.cpus) : 0;
+		std::snprintf(line, sizeof(line), "  %-32s %10llu %10s %7s %9llu %9llu\n", f.name.c_str(),
+			      (unsigned long long)f.timed, fmt(r.duration_s > 0 ? f.timed / r.duration_s : 0).c_str(),
+			      fmt(100 * share).c_str(), (unsigned long long)f.lost(), (unsigned long long)f.in_flight());
+		o << line;
+	}
+}
+
+nlohmann::json funcs_json(const Report &r)
+{
+	nlohmann::json out = nlohmann::json::array();
+	for (const auto &f : r.funcs)
+		out.push_back({{"function", f.name},
+			       {"calls", f.timed},
+			       {"calls_per_s", r.duration_s > 0 ? f.timed / r.duration_s : 0.0},
+			       {"cpu_share", r.duration_s > 0 && r.cpus ? f.sum_ns / (r.duration_s * 1e9 * r.cpus) : 0.0},
+			       {"entered", f.calls},
+			       {"missed", f.missed},
+			       {"recursion_missed", f.recursion},
+			       {"nmi", f.nmi},
+			       {"untracked", f.untracked},
+			       {"backwards", f.backwards},
+			       {"in_flight", f.in_flight()}});
+	return out;
+}
+
 }  // namespace
 
 std::string row_name(const ReportRow &row)
@@ -223,12 +270,16 @@ std::string render_text(const Report &r)
 		}
 	}
 	render_irqs_text(o, r);
+	render_funcs_text(o, r);
 	render_loss_text(o, r);
+	if (r.untimed_calls())
+		o << "\nWARNING: " << r.untimed_calls() << " calls were not timed (UNTIMED above); the statistics do"
+		  << " not cover them.\n";
 	if (r.untracked)
 		o << "\nWARNING: " << r.untracked << " samples were not aggregated: kprof.ko had no histogram for them,"
 		  << " because an IRQ action found no free slot on its CPU (load kprof.ko with a larger girq_agg_slots)"
 		  << " or the aggregations' memory reached its budget (kprof/memory; a larger agg_budget_kib).\n";
-	else if (r.lost_anything())
+	else if (r.lost_anything() && !r.untimed_calls())
 		o << "\nWARNING: events were lost (" << r.total_missed() << " missed: " << r.buffer_lost()
 		  << " in the ring buffer, " << r.not_read() << " emitted but not read"
 		  << (r.invalid ? ", " + std::to_string(r.invalid) + " invalid" : "")
@@ -326,6 +377,10 @@ nlohmann::json render_json(const Report &r)
 	};
 	if (!r.irqs.empty())
 		out["irqs"] = irqs;
+	if (!r.funcs.empty()) {
+		out["functions"] = funcs_json(r);
+		out["cpus"] = r.cpus;
+	}
 	if (r.in_kernel) {
 		out["loss"]["overflow"] = r.overflow;
 		out["loss"]["untracked"] = r.untracked;

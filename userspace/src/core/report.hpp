@@ -3,6 +3,7 @@
 // or CSV. Pure: built from numbers, renders strings.
 #pragma once
 
+#include "core/funcs.hpp"
 #include "core/histogram.hpp"
 
 #include <nlohmann/json.hpp>
@@ -93,10 +94,15 @@ struct Report {
 	// irq --in-kernel: samples of IRQ actions kprof.ko had no histogram
 	// slot for on their CPU (girq_agg_slots): lost to the statistics.
 	uint64_t untracked = 0;
+	// kprofctl func: each function's calls (their untracked ones are in
+	// untracked above), and the online CPUs, for the share of CPU time.
+	std::vector<FuncCounts> funcs;
+	unsigned cpus = 0;
 
 	uint64_t buffer_lost() const;	// Σ CpuLoss::lost()
 	uint64_t not_read() const;	// Σ CrossCheck::not_read() + gaps outside windows
-	uint64_t total_missed() const;	// max(buffer_lost, not_read) + untracked
+	uint64_t untimed_calls() const;	// Σ of funcs' calls lost but untracked
+	uint64_t total_missed() const;	// max(buffer_lost, not_read) + untracked + untimed_calls
 	bool lost_anything() const;	// any loss, invalid record, bad or lossy page
 };
 

@@ -41,7 +41,8 @@ std::string cpumask_hex(const std::vector<int> &cpus)
 	return out;
 }
 
-// Until the duration is over or a signal came; the seconds waited.
+}  // namespace
+
 double wait_for_end(std::chrono::nanoseconds duration)
 {
 	const auto start = Clock::now();
@@ -50,7 +51,46 @@ double wait_for_end(std::chrono::nanoseconds duration)
 	return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-}  // namespace
+FuncProbes::FuncProbes(const std::string &dbg) : path_(dbg + "/" + kFuncFile)
+{
+	fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
+	if (fd_ < 0 && errno == ENOENT)
+		throw std::runtime_error("this kprof.ko has no function probes (no " + path_ +
+					 "): load the kprof.ko of this kprofctl's version");
+	if (fd_ < 0)
+		throw std::runtime_error("cannot open " + path_ + ": " + std::strerror(errno));
+}
+
+FuncProbes::~FuncProbes()
+{
+	::close(fd_);
+}
+
+int FuncProbes::add(const std::string &name)
+{
+	const std::string cmd = "add " + name;
+	return ::write(fd_, cmd.data(), cmd.size()) == ssize_t(cmd.size()) ? 0 : errno;
+}
+
+void FuncProbes::command(const std::string &cmd)
+{
+	if (::write(fd_, cmd.data(), cmd.size()) != ssize_t(cmd.size()))
+		throw std::runtime_error("writing '" + cmd + "' to " + path_ + ": " + std::strerror(errno));
+}
+
+std::string FuncProbes::read() const
+{
+	std::string out;
+	char buf[65536];
+	for (;;) {
+		const ssize_t n = ::pread(fd_, buf, sizeof(buf), off_t(out.size()));
+		if (n < 0)
+			throw std::runtime_error("reading " + path_ + ": " + std::strerror(errno));
+		if (n == 0)
+			return out;
+		out.append(buf, size_t(n));
+	}
+}
 
 void in_kernel_window(const Plan &plan, const char *file, const CollectOptions &opts, KernelStats &ks, Report &rep,
 		      const std::function<void()> &read)

@@ -59,6 +59,31 @@ private:
 	int fd_ = -1;
 };
 
+// kprof.ko's function probes for one run (kprof/func): a session that
+// lives as long as its open file, so that the kernel removes the probes
+// however kprofctl ends.
+class FuncProbes {
+public:
+	explicit FuncProbes(const std::string &dbg);
+	FuncProbes(const FuncProbes &) = delete;
+	FuncProbes &operator=(const FuncProbes &) = delete;
+	~FuncProbes();
+	// Probe @name: 0, or the errno the kernel refused it with.
+	int add(const std::string &name);
+	void start() { command("start"); }
+	// Returns once no probe adds a sample: the histograms are final.
+	void stop() { command("stop"); }
+	std::string read() const;
+
+private:
+	void command(const std::string &cmd);
+	std::string path_;
+	int fd_ = -1;
+};
+
+// Until @duration is over (0: none) or a signal came; the seconds waited.
+double wait_for_end(std::chrono::nanoseconds duration);
+
 // The machine checks every plan makes (root, tracefs, kprof.ko, -c) and
 // the debugfs directory. Throws UsageError for a CPU that does not exist.
 Plan base_plan(Source source, const CollectOptions &opts);

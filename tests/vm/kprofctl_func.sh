@@ -1,0 +1,99 @@
+# kprofctl func on pktproc with its hooks off (a driver nobody
+# instrumented): the calls of its per-pass and per-packet functions equal
+# pktproc's own counters, exactly, at batch=1 and batch=64; the per-pass
+# time grows with the batch as pktproc's work does; -m finds a module's
+# functions; bad input fails with the kernel's reason; a killed run
+# leaves no probe behind.
+# kprof-sets: core
+. /tests/lib.sh
+
+KPL=/sys/kernel/debug/kprobes/list
+ppstat() { sed -n "s/^$1: //p" "$PP/stats"; }
+probes() { grep -c "$1" "$KPL" || true; }
+# wait_measuring ERR: until the kprofctl func writing ERR says it measures
+# (its probes all enabled, counting).
+wait_measuring() {
+	n=0
+	until grep -q '^kprofctl: measuring ' "$1"; do
+		n=$((n + 1)); [ $n -lt 200 ] || fail "kprofctl func never started: $(cat "$1")"; sleep 0.1
+	done
+}
+
+load kprof
+# measure BATCH: kprofctl func over 2 s of traffic at BATCH; func lines in
+# /tmp/fBATCH.txt, checked against pktproc's counters.
+measure() {
+	insmod "$KPROF_MODDIR/kprof_pktproc.ko" kprof_hooks=0 rate_pps=4000 batch="$1" irq_coalesce="$1" \
+		work_ns=2000 pass_overhead_ns=20000 || fail "insmod pktproc batch=$1"
+	kprofctl func --json pktproc_poll pktproc_rx_one >/tmp/f.json 2>/tmp/f.err &
+	pid=$!
+	wait_measuring /tmp/f.err
+	b0=$(ppstat batches) p0=$(ppstat processed)
+	run_traffic 2
+	kill -INT $pid
+	wait $pid || fail "kprofctl func: $(cat /tmp/f.err)"
+	awk -f /tests/kprofctl_json.awk /tmp/f.json >/tmp/f"$1".txt
+	grep '^func ' /tmp/f"$1".txt
+	batches=$(($(ppstat batches) - b0)) packets=$(($(ppstat processed) - p0))
+	[ "$packets" -gt 1000 ] || fail "batch=$1: only $packets packets"
+	# CALLS ENTERED IN_FLIGHT MISSED RECURSION NMI UNTRACKED BACKWARDS
+	f() { sed -n "s/^func $1 \([0-9 ]*\) [0-9.e+-]* [0-9.e+-]*$/\1/p" /tmp/f"$2".txt; }
+	expect_eq "batch=$1: pktproc_poll's calls = passes" "$(f pktproc_poll "$1")" "$batches $batches 0 0 0 0 0 0"
+	expect_eq "batch=$1: pktproc_rx_one's calls = packets" "$(f pktproc_rx_one "$1")" "$packets $packets 0 0 0 0 0 0"
+	grep -q '^lost false$' /tmp/f"$1".txt || fail "batch=$1: the report claims a loss"
+	rmmod kprof_pktproc
+	expect_eq "probes after the run" "$(probes pktproc_)" 0
+}
+measure 1
+measure 64
+# mean pass time: about 20 us + 2 us a packet; at batch=64 the passes are
+# longer and fewer, the packets' own time about the same.
+mean() { sed -n "s/^pct func $1 null [0-9]* [0-9]* [0-9]* \([0-9.e+]*\)$/\1/p" /tmp/f"$2".txt | cut -d. -f1; }
+m1=$(mean pktproc_poll 1) m64=$(mean pktproc_poll 64)
+echo "pktproc_poll mean: ${m1} ns at batch=1, ${m64} ns at batch=64"
+[ "$m1" -ge 22000 ] || fail "batch=1: a pass took $m1 ns on average, less than its work"
+[ "$m64" -gt $((m1 * 2)) ] || fail "batch=64: a pass took $m64 ns, not much more than batch=1's $m1"
+
+# -m: every function of the module; a text report with the function table.
+insmod "$KPROF_MODDIR/kprof_pktproc.ko" kprof_hooks=0 rate_pps=2000 || fail insmod
+kprofctl func -m kprof_pktproc >/tmp/m.txt 2>/tmp/m.err &
+pid=$!
+wait_measuring /tmp/m.err
+run_traffic 1
+kill -INT $pid
+wait $pid || fail "kprofctl func -m: $(cat /tmp/m.err)"
+cat /tmp/m.txt /tmp/m.err
+for fn in pktproc_hard pktproc_thread pktproc_poll pktproc_rx_one; do
+	grep -q "^  $fn  *[1-9]" /tmp/m.txt || fail "-m kprof_pktproc: no calls of $fn in the function table"
+done
+kprofctl func -m kprof_pktproc --match 'pktproc_p*' -d 200ms >/tmp/m.txt 2>&1 || fail "--match: $(cat /tmp/m.txt)"
+grep -q '^  pktproc_poll ' /tmp/m.txt || fail "--match 'pktproc_p*' lost pktproc_poll"
+grep -q '^  pktproc_thread ' /tmp/m.txt && fail "--match 'pktproc_p*' took pktproc_thread"
+
+# Bad input: the kernel's reason, or a usage error.
+expect_fail() {
+	want=$1 msg=$2
+	shift 2
+	rc=0
+	kprofctl func "$@" >/tmp/e.out 2>/tmp/e.err || rc=$?
+	[ "$rc" = "$want" ] || fail "kprofctl func $*: exit $rc, not $want: $(cat /tmp/e.err)"
+	grep -q "$msg" /tmp/e.err || fail "kprofctl func $*: no '$msg' in: $(cat /tmp/e.err)"
+	echo "ok: kprofctl func $*: exit $rc, '$msg'"
+}
+expect_fail 1 "no such function" -d 1 kprof_no_such_function
+bl=$(awk '$2 ~ /^[a-z_][a-z0-9_]*$/ { print $2; exit }' /sys/kernel/debug/kprobes/blacklist)
+expect_fail 1 "blacklist" -d 1 "$bl"
+expect_fail 2 "one or the other" -d 1
+expect_fail 2 "one or the other" -d 1 -m kprof_pktproc pktproc_poll
+expect_fail 2 "is the module loaded" -d 1 -m kprof_nosuchmodule
+expect_fail 2 "add -m MODULE" -d 1 --match 'x*' pktproc_poll
+
+# A killed run's probes go with its open file.
+kprofctl func pktproc_poll >/dev/null 2>/tmp/k.err &
+pid=$!
+wait_measuring /tmp/k.err
+kill -KILL $pid
+wait $pid || true
+expect_eq "probes after kill -9" "$(probes pktproc_)" 0
+rmmod kprof_pktproc
+rmmod kprof
