@@ -25,16 +25,18 @@ load kprof
 measure() {
 	insmod "$KPROF_MODDIR/kprof_pktproc.ko" kprof_hooks=0 rate_pps=4000 batch="$1" irq_coalesce="$1" \
 		work_ns=2000 pass_overhead_ns=20000 || fail "insmod pktproc batch=$1"
-	kprofctl func --json pktproc_poll pktproc_rx_one >/tmp/f.json 2>/tmp/f.err &
+	# A file of its own: the last run's says "measuring" already.
+	kprofctl func --json pktproc_poll pktproc_rx_one >/tmp/f.json 2>/tmp/f"$1".err &
 	pid=$!
-	wait_measuring /tmp/f.err
+	wait_measuring /tmp/f"$1".err
 	b0=$(ppstat batches) p0=$(ppstat processed)
 	run_traffic 2
 	kill -INT $pid
-	wait $pid || fail "kprofctl func: $(cat /tmp/f.err)"
+	wait $pid || fail "kprofctl func: $(cat /tmp/f"$1".err)"
 	awk -f /tests/kprofctl_json.awk /tmp/f.json >/tmp/f"$1".txt
 	grep '^func ' /tmp/f"$1".txt
 	batches=$(($(ppstat batches) - b0)) packets=$(($(ppstat processed) - p0))
+	echo "batch=$1: pktproc counted $batches passes (from $b0) and $packets packets (from $p0)"
 	[ "$packets" -gt 1000 ] || fail "batch=$1: only $packets packets"
 	# CALLS ENTERED IN_FLIGHT MISSED RECURSION NMI UNTRACKED BACKWARDS
 	f() { sed -n "s/^func $1 \([0-9 ]*\) [0-9.e+-]* [0-9.e+-]*$/\1/p" /tmp/f"$2".txt; }
