@@ -8,6 +8,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/irq.h>
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/sched.h>
 #include <linux/version.h>
@@ -58,6 +59,32 @@ static inline void kprof_hrtimer_setup(struct hrtimer *timer,
 #define kprof_kprobe_in_nmi(kp)	(!kprobe_ftrace(kp))
 #else
 #define kprof_kprobe_in_nmi(kp)	false
+#endif
+
+/*
+ * Whether the function @name has an ftrace entry, asked before a kprobe
+ * is registered on it. On x86 a kprobe elsewhere is an int3, and the
+ * kernel tries to optimize it at registration, decoding the whole
+ * function to the size kallsyms gives: on 6.12 that read past the end of
+ * a module's text for its exit function (an Oops). A scratch ftrace_ops'
+ * filter fails when no ftrace location has the name. Elsewhere a kprobe
+ * is the architecture's breakpoint, whatever ftrace has.
+ */
+#if defined(CONFIG_X86) && defined(CONFIG_DYNAMIC_FTRACE)
+static inline bool kprof_ftrace_entry(const char *name)
+{
+	struct ftrace_ops ops = {};
+	int ret;
+
+	ret = ftrace_set_filter(&ops, (unsigned char *)name, strlen(name), 1);
+	ftrace_free_filter(&ops);
+	return !ret;
+}
+#else
+static inline bool kprof_ftrace_entry(const char *name)
+{
+	return true;
+}
 #endif
 
 /*

@@ -254,13 +254,16 @@ static int sess_add(struct func_sess *s, const char *name)
 
 	if (s->state != FUNC_IDLE)
 		return -EBUSY;
-	if (!*name || strlen(name) >= KSYM_NAME_LEN || strpbrk(name, " \t"))
+	/* A name, not a glob or an ftrace filter command. */
+	if (!*name || strlen(name) >= KSYM_NAME_LEN || strpbrk(name, " \t*?[]:!"))
 		return -EINVAL;
 	for (i = 0; i < s->nr; i++)
 		if (!strcmp(s->fn[i]->name, name))
 			return -EEXIST;
 	if (s->nr == FUNC_MAX)
 		return -E2BIG;
+	if (!kprof_ftrace_entry(name))
+		return -EOPNOTSUPP;
 	fp = probe_alloc(s, name);
 	if (!fp)
 		return -ENOMEM;

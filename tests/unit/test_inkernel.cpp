@@ -255,6 +255,9 @@ BOOST_AUTO_TEST_CASE(module_functions_from_kallsyms)
 	BOOST_TEST(module_functions(text, "kprof", "*").size() == 1u);
 	BOOST_TEST(module_functions(text, "nosuch", "*").empty());
 	BOOST_CHECK_THROW(module_functions("ffff t\n", "kprof", "*"), std::runtime_error);
+	BOOST_TEST(kallsyms_has(text, "_stext"));
+	BOOST_TEST(kallsyms_has(text, "pktproc_poll"));
+	BOOST_TEST(!kallsyms_has(text, "pktproc"));
 	BOOST_TEST(func_refusal(ENOENT).find("kallsyms") != std::string::npos);
 	BOOST_TEST(func_refusal(EINVAL).find("blacklist") != std::string::npos);
 }

@@ -83,7 +83,9 @@ expect_fail() {
 	echo "ok: kprofctl func $*: exit $rc, '$msg'"
 }
 expect_fail 1 "no such function" -d 1 kprof_no_such_function
-bl=$(awk '$2 ~ /^[a-z_][a-z0-9_]*$/ { print $2; exit }' /sys/kernel/debug/kprobes/blacklist)
+# (With an ftrace entry: on x86 one without is refused before kprobes see it.)
+bl=$(awk 'NR == FNR { if ($2 ~ /^[a-z_][a-z0-9_]*$/) black[$2] = 1; next } ($1 in black) { print $1; exit }' \
+	/sys/kernel/debug/kprobes/blacklist "$TR/available_filter_functions")
 expect_fail 1 "blacklist" -d 1 "$bl"
 expect_fail 2 "one or the other" -d 1
 expect_fail 2 "one or the other" -d 1 -m kprof_pktproc pktproc_poll

@@ -11,7 +11,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <iostream>
+#include <optional>
 
 namespace kprof {
 
@@ -39,8 +41,18 @@ size_t add_all(FuncProbes &probes, const std::vector<std::string> &fns, bool nam
 {
 	std::string refused;
 	size_t added = 0;
+	std::optional<std::string> kallsyms;
 	for (const auto &f : fns) {
-		if (const int err = probes.add(f))
+		int err = probes.add(f);
+		// x86's kprof.ko asks ftrace first, which has no word for a
+		// name the kernel does not know at all.
+		if (err == EOPNOTSUPP) {
+			if (!kallsyms)
+				kallsyms = sys::read_file("/proc/kallsyms").value_or("");
+			if (!kallsyms_has(*kallsyms, f))
+				err = ENOENT;
+		}
+		if (err)
 			refused += "  " + f + ": " + func_refusal(err) + "\n";
 		else
 			added++;

@@ -49,6 +49,18 @@ std::vector<std::string> module_functions(const std::string &text, const std::st
 	return out;
 }
 
+bool kallsyms_has(const std::string &text, const std::string &name)
+{
+	std::istringstream in(text);
+	for (std::string line; std::getline(in, line);) {
+		std::istringstream f(line);
+		std::string addr, type, sym;
+		if (f >> addr >> type >> sym && sym == name)
+			return true;
+	}
+	return false;
+}
+
 std::string func_refusal(int err)
 {
 	switch (err) {

@@ -40,6 +40,9 @@ struct FuncCounts {
 std::vector<std::string> module_functions(const std::string &text, const std::string &module,
 					  const std::string &match);
 
+// Whether /proc/kallsyms' @text has a symbol named @name.
+bool kallsyms_has(const std::string &text, const std::string &name);
+
 // Why the kernel refused a probe on a function, from add's errno.
 std::string func_refusal(int err);
 
