@@ -11,6 +11,7 @@
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/version.h>
 
 /* 6.10 dropped __assign_str()'s source argument: it now uses __string()'s. */
@@ -62,28 +63,36 @@ static inline void kprof_hrtimer_setup(struct hrtimer *timer,
 #endif
 
 /*
- * Whether the function @name has an ftrace entry, asked before a kprobe
- * is registered on it. On x86 a kprobe elsewhere is an int3, and the
- * kernel tries to optimize it at registration, decoding the whole
- * function to the size kallsyms gives: on 6.12 that read past the end of
- * a module's text for its exit function (an Oops). A scratch ftrace_ops'
- * filter fails when no ftrace location has the name. Elsewhere a kprobe
- * is the architecture's breakpoint, whatever ftrace has.
+ * 0 if the function @name has an ftrace entry, -EOPNOTSUPP if not (or
+ * -ENOMEM), asked before a kprobe is registered on it. On x86 a kprobe
+ * elsewhere is an int3, and the kernel tries to optimize it at
+ * registration, decoding the whole function to the size kallsyms gives:
+ * on 6.12 that read past the end of a module's text for its exit
+ * function (an Oops). A scratch ftrace_ops' filter fails when no ftrace
+ * location has the name; a filter set empty again frees its hash
+ * (ftrace_free_filter() is not exported before 6.2 and its stable
+ * backports: 5.10 lacks it). Elsewhere a kprobe is the
+ * architecture's breakpoint, whatever ftrace has.
  */
 #if defined(CONFIG_X86) && defined(CONFIG_DYNAMIC_FTRACE)
-static inline bool kprof_ftrace_entry(const char *name)
+static inline int kprof_ftrace_entry(const char *name)
 {
-	struct ftrace_ops ops = {};
+	struct ftrace_ops *ops;
 	int ret;
 
-	ret = ftrace_set_filter(&ops, (unsigned char *)name, strlen(name), 1);
-	ftrace_free_filter(&ops);
-	return !ret;
+	ops = kzalloc(sizeof(*ops), GFP_KERNEL);	/* too big for a stack */
+	if (!ops)
+		return -ENOMEM;
+	ret = ftrace_set_filter(ops, (unsigned char *)name, strlen(name), 1);
+	if (!ret)
+		ftrace_set_filter(ops, NULL, 0, 1);
+	kfree(ops);
+	return ret ? -EOPNOTSUPP : 0;
 }
 #else
-static inline bool kprof_ftrace_entry(const char *name)
+static inline int kprof_ftrace_entry(const char *name)
 {
-	return true;
+	return 0;
 }
 #endif
 

@@ -262,8 +262,9 @@ static int sess_add(struct func_sess *s, const char *name)
 			return -EEXIST;
 	if (s->nr == FUNC_MAX)
 		return -E2BIG;
-	if (!kprof_ftrace_entry(name))
-		return -EOPNOTSUPP;
+	ret = kprof_ftrace_entry(name);
+	if (ret)
+		return ret;
 	fp = probe_alloc(s, name);
 	if (!fp)
 		return -ENOMEM;
