@@ -276,3 +276,41 @@ BOOST_AUTO_TEST_CASE(errors_name_the_option)
 		}
 	}
 }
+
+BOOST_AUTO_TEST_CASE(diff_options)
+{
+	Cli cli;
+	const auto cmd = cli.parse({"diff", "/dev/null", "/dev/null", "--fail-if", "p99+10%", "--fail-if", "mean+20us",
+				    "--alpha", "0.01", "--per-cpu", "-u", "ms", "--svg", "/tmp/d.svg"});
+	BOOST_REQUIRE(std::holds_alternative<kprof::DiffOptions>(cmd));
+	const auto &o = std::get<kprof::DiffOptions>(cmd);
+	BOOST_TEST(o.before == "/dev/null");
+	BOOST_TEST(o.fail_if == (std::vector<std::string>{"p99+10%", "mean+20us"}));
+	BOOST_TEST(o.alpha == 0.01);
+	BOOST_TEST(o.per_cpu);
+	BOOST_TEST(o.divisor == 1000000u);
+	BOOST_TEST(*o.svg == "/tmp/d.svg");
+	const auto d = std::get<kprof::DiffOptions>(Cli().parse({"diff", "/dev/null", "/dev/null"}));
+	BOOST_TEST(d.alpha == 0.05);
+	BOOST_TEST(d.fail_if.empty());
+	BOOST_TEST(!d.json);
+	const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+		{{"diff", "/dev/null"}, "AFTER is required"},
+		{{"diff", "/dev/null", "/no/such/file"}, "/no/such/file"},
+		{{"diff", "/dev/null", "/dev/null", "--fail-if", "max+10%"}, "no interval"},
+		{{"diff", "/dev/null", "/dev/null", "--fail-if", "p99+10"}, "give the threshold a unit"},
+		{{"diff", "/dev/null", "/dev/null", "--alpha", "0.9"}, "--alpha"},
+		{{"diff", "/dev/null", "/dev/null", "--json", "-u", "ms"}, "excludes"},
+	};
+	for (const auto &[args, why] : bad) {
+		Cli c;
+		std::ostringstream out, err;
+		try {
+			c.parse(args);
+			BOOST_ERROR("accepted: " << why);
+		} catch (const CLI::ParseError &e) {
+			BOOST_TEST(c.exit(e, out, err) == 2);
+		}
+		BOOST_TEST(err.str().find(why) != std::string::npos, err.str());
+	}
+}

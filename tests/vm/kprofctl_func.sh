@@ -3,7 +3,9 @@
 # pktproc's own counters, exactly, at batch=1 and batch=64; the per-pass
 # time grows with the batch as pktproc's work does; -m finds a module's
 # functions; bad input fails with the kernel's reason; a killed run
-# leaves no probe behind.
+# leaves no probe behind. kprofctl diff of the two runs: pktproc_poll
+# slower at batch=64 (a --fail-if on its mean exits 1), faster the other
+# way round (exit 0), with the counts pktproc counted.
 # kprof-sets: core
 . /tests/lib.sh
 
@@ -26,17 +28,18 @@ measure() {
 	insmod "$KPROF_MODDIR/kprof_pktproc.ko" kprof_hooks=0 rate_pps=4000 batch="$1" irq_coalesce="$1" \
 		work_ns=2000 pass_overhead_ns=20000 || fail "insmod pktproc batch=$1"
 	# A file of its own: the last run's says "measuring" already.
-	kprofctl func --json pktproc_poll pktproc_rx_one >/tmp/f.json 2>/tmp/f"$1".err &
+	kprofctl func --json pktproc_poll pktproc_rx_one >/tmp/f"$1".json 2>/tmp/f"$1".err &
 	pid=$!
 	wait_measuring /tmp/f"$1".err
 	b0=$(ppstat batches) p0=$(ppstat processed)
 	run_traffic 2
 	kill -INT $pid
 	wait $pid || fail "kprofctl func: $(cat /tmp/f"$1".err)"
-	awk -f /tests/kprofctl_json.awk /tmp/f.json >/tmp/f"$1".txt
+	awk -f /tests/kprofctl_json.awk /tmp/f"$1".json >/tmp/f"$1".txt
 	grep '^func ' /tmp/f"$1".txt
 	batches=$(($(ppstat batches) - b0)) packets=$(($(ppstat processed) - p0))
 	echo "batch=$1: pktproc counted $batches passes (from $b0) and $packets packets (from $p0)"
+	echo "$batches" >/tmp/passes"$1"
 	[ "$packets" -gt 1000 ] || fail "batch=$1: only $packets packets"
 	# CALLS ENTERED IN_FLIGHT MISSED RECURSION NMI UNTRACKED BACKWARDS
 	f() { sed -n "s/^func $1 \([0-9 ]*\) [0-9.e+-]* [0-9.e+-]*$/\1/p" /tmp/f"$2".txt; }
@@ -55,6 +58,26 @@ m1=$(mean pktproc_poll 1) m64=$(mean pktproc_poll 64)
 echo "pktproc_poll mean: ${m1} ns at batch=1, ${m64} ns at batch=64"
 [ "$m1" -ge 22000 ] || fail "batch=1: a pass took $m1 ns on average, less than its work"
 [ "$m64" -gt $((m1 * 2)) ] || fail "batch=64: a pass took $m64 ns, not much more than batch=1's $m1"
+
+# diff: batch=1 -> batch=64 is a regression of pktproc_poll's mean (a pass
+# does 64 packets' work), and the other way round is none.
+rc=0
+kprofctl diff /tmp/f1.json /tmp/f64.json --fail-if mean+50% --svg /tmp/d.svg >/tmp/d.txt 2>&1 || rc=$?
+cat /tmp/d.txt
+expect_eq "diff batch=1 -> 64 --fail-if mean+50%: exit" "$rc" 1
+grep -q '^func pktproc_poll: slower ' /tmp/d.txt || fail "diff: pktproc_poll not slower at batch=64"
+grep -q '^--fail-if mean+50%: REGRESSION in func pktproc_poll: mean ' /tmp/d.txt ||
+	fail "diff: the rule's hit is not pktproc_poll's mean"
+# The first table after pktproc_poll's verdict: its count line.
+counts=$(sed -n '/^func pktproc_poll: /,/^$/s/^  count  *\([0-9]*\)  *\([0-9]*\) .*/\1 \2/p' /tmp/d.txt)
+expect_eq "diff: pktproc_poll's counts = pktproc's passes" "$counts" "$(cat /tmp/passes1) $(cat /tmp/passes64)"
+grep -q '<svg' /tmp/d.svg || fail "diff --svg wrote no SVG"
+rc=0
+kprofctl diff /tmp/f64.json /tmp/f1.json --fail-if mean+50% >/tmp/d.txt 2>&1 || rc=$?
+expect_eq "diff batch=64 -> 1 --fail-if mean+50%: exit" "$rc" 0
+grep -q '^func pktproc_poll: faster ' /tmp/d.txt || fail "diff: pktproc_poll not faster at batch=1: $(cat /tmp/d.txt)"
+kprofctl diff --json /tmp/f1.json /tmp/f64.json --fail-if mean+50% >/tmp/d.json && fail "diff --json: exit 0"
+grep -q '"regression": true' /tmp/d.json || fail "diff --json: no regression"
 
 # -m: every function of the module; a text report with the function table.
 insmod "$KPROF_MODDIR/kprof_pktproc.ko" kprof_hooks=0 rate_pps=2000 || fail insmod

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cli/cli.hpp"
 
+#include "core/diff.hpp"
 #include "core/events.hpp"
 #include "core/export.hpp"
 
@@ -102,8 +103,9 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 	});
 	app_.add_flag("-V,--version", version_, "print kprofctl's version and exit");
 	app_.footer("kprofctl needs root (or write access to tracefs and debugfs), tracefs and kprof.ko loaded;\n"
-		    "'list --all' does without kprof.ko, and 'report' reads a file and needs none of these.\n"
-		    "Exit status: 0 ok, 1 runtime error, 2 usage error (or, for irq -T, a threshold hit).\n"
+		    "'list --all' does without kprof.ko; 'report' and 'diff' read files and need none of these.\n"
+		    "Exit status: 0 ok, 1 runtime error (diff: a --fail-if rule hit), 2 usage error (irq -T: a\n"
+		    "threshold hit).\n"
 		    "Run 'kprofctl COMMAND --help' for a command's options.");
 
 	status_cmd_ = app_.add_subcommand("status", "show kprof.ko, its devices, which instances trace kprof events, buffer sizes");
@@ -235,6 +237,7 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 
 	add_top();
 	add_func();
+	add_diff();
 
 	counters_cmd_ = app_.add_subcommand("counters", "show kprof's per-device counters from debugfs");
 	counters_cmd_->add_flag("--json", counters_.json, "print JSON");
@@ -305,6 +308,51 @@ void Cli::add_func()
 		"Functions that cannot be probed are named with the kernel's reason: not in /proc/kallsyms\n"
 		"(inlined, or a typo), in the kprobes blacklist, or (x86) not traceable by ftrace. The probes\n"
 		"go when kprofctl exits, however it exits.");
+}
+
+void Cli::add_diff()
+{
+	diff_cmd_ = app_.add_subcommand("diff", "compare two JSON reports row by row: what changed, and is it significant");
+	for (auto *dest : {&diff_.before, &diff_.after})
+		diff_cmd_->add_option(dest == &diff_.before ? "BEFORE" : "AFTER", *dest,
+				      dest == &diff_.before ? "the report before the change (kprofctl ... --json > FILE)"
+							    : "the report after it")
+			->required()
+			->check(CLI::ExistingFile.description(""))
+			->type_name("FILE");
+	diff_cmd_->add_option("--fail-if", diff_.fail_if,
+			      "exit 1 if a row's METRIC is significantly slower and grew by more than this: "
+			      "METRIC+N% or METRIC+DURATION, METRIC one of mean, p50, p90, p99, p99.9 "
+			      "(e.g. p99+10%, mean+20us; repeatable)")
+		->check(parses([](const std::string &v) { parse_rule(v); }))
+		->type_name("RULE");
+	diff_cmd_->add_option("--alpha", diff_.alpha,
+			      "the chance of any false 'slower' or 'faster' in the whole diff (default 0.05)")
+		->check(CLI::Validator(CLI::Range(1e-9, 0.5)).description(""))
+		->type_name("P");
+	diff_cmd_->add_flag("--per-cpu", diff_.per_cpu, "also compare the per-CPU rows (reports made with --per-cpu)");
+	auto *json = diff_cmd_->add_flag("--json", diff_.json, "print JSON");
+	diff_cmd_->add_option("-u,--unit", diff_.unit, "unit of the text: ns, us or ms (default: us)")
+		->check(CLI::IsMember({"ns", "us", "ms"}))
+		->type_name("UNIT")
+		->excludes(json);
+	diff_cmd_->add_option("--svg", diff_.svg, "also draw each row's two histograms on one log time axis to FILE")
+		->check(kOutputFile)
+		->type_name("FILE");
+	diff_cmd_->footer(
+		"Rows are matched by event, device (or IRQ action, or function) and CPU; rows in one report\n"
+		"only are listed. Per row: count and rate, and for the mean and each percentile the change\n"
+		"with its confidence interval, plus a Mann-Whitney U test of the two distributions, all\n"
+		"computed from the reports' histograms (the buckets the JSON carries). Percentile intervals\n"
+		"are distribution-free (rank bounds, combined as Price and Bonett do for a ratio of medians);\n"
+		"the mean's is Welch's on the log scale. Every test is at alpha over the number of tests\n"
+		"(Bonferroni). Exit status: 0 no --fail-if rule hit, 1 a rule hit (a significant regression\n"
+		"past its threshold), 2 usage error or a file that is not a kprofctl JSON report.\n"
+		"Example:\n"
+		"  kprofctl func -d 10 pktproc_poll --json > before.json\n"
+		"  (change the driver)\n"
+		"  kprofctl func -d 10 pktproc_poll --json > after.json\n"
+		"  kprofctl diff before.json after.json --fail-if p99+10% --svg diff.svg");
 }
 
 void Cli::finish_func()
@@ -420,6 +468,10 @@ Command Cli::parse(const std::vector<std::string> &args)
 	if (func_cmd_->parsed()) {
 		finish_func();
 		return func_;
+	}
+	if (diff_cmd_->parsed()) {
+		diff_.divisor = parse_unit(diff_.unit);
+		return diff_;
 	}
 	if (irq_cmd_->parsed()) {
 		finish_collect(irq_, irq_raw_);

@@ -52,6 +52,8 @@ private:
 	RawCollect latency_raw_, irq_raw_, report_raw_, func_raw_;
 	void add_func();
 	void finish_func();
+	DiffOptions diff_;
+	void add_diff();
 	TopOptions top_;
 	std::string top_duration_, top_interval_ = "1s";
 	void add_top();
@@ -59,7 +61,7 @@ private:
 	std::string threshold_, on_threshold_ = "stop";
 	void add_report_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw);
 	CLI::App *status_cmd_, *list_cmd_, *enable_cmd_, *disable_cmd_, *latency_cmd_, *counters_cmd_, *irq_cmd_,
-		*report_cmd_, *top_cmd_, *func_cmd_;
+		*report_cmd_, *top_cmd_, *func_cmd_, *diff_cmd_;
 };
 
 }  // namespace kprof

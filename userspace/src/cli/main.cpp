@@ -76,6 +76,7 @@ int main(int argc, char **argv)
 					  [](const kprof::IrqOptions &o) { return kprof::run_irq(o); },
 					  [](const kprof::TopOptions &o) { return kprof::run_top(o); },
 					  [](const kprof::FuncOptions &o) { return kprof::run_func(o); },
+					  [](const kprof::DiffOptions &o) { return kprof::run_diff(o); },
 				  },
 				  cmd);
 	} catch (const kprof::UsageError &e) {

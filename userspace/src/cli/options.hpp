@@ -100,10 +100,22 @@ struct TopOptions {
 	uint64_t divisor = 1000;
 };
 
+// kprofctl diff BEFORE AFTER: two JSON reports compared (core/diff.hpp).
+struct DiffOptions {
+	std::string before, after;
+	bool json = false;
+	bool per_cpu = false;
+	std::optional<std::string> svg;
+	std::vector<std::string> fail_if;	// METRIC+N% or METRIC+DURATION
+	double alpha = 0.05;
+	std::string unit = "us";
+	uint64_t divisor = 1000;
+};
+
 struct VersionRequest {};
 
 using Command = std::variant<VersionRequest, StatusOptions, ListOptions, EnableOptions, LatencyOptions,
-			     CountersOptions, IrqOptions, ReportOptions, TopOptions, FuncOptions>;
+			     CountersOptions, IrqOptions, ReportOptions, TopOptions, FuncOptions, DiffOptions>;
 
 // Instance and device names: [A-Za-z0-9_.-]+, not "." or "..".
 bool valid_name(const std::string &s);

@@ -22,6 +22,7 @@ int run_irq(const IrqOptions &opts);
 int run_report(const ReportOptions &opts);
 int run_top(const TopOptions &opts);
 int run_func(const FuncOptions &opts);
+int run_diff(const DiffOptions &opts);
 
 // "kprof:kprof_batch"-style names of the events in @tracing_dir matching
 // @pattern: SYSTEM:EVENT or EVENT, globs allowed. Throws UsageError if none.

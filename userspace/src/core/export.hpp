@@ -55,4 +55,10 @@ std::string render_prometheus(const Metrics &m);
 // caption. A standalone SVG 1.1 document.
 std::string render_svg(const Report &r);
 
+struct Diff;
+// kprofctl diff's picture: per row compared, both runs' histograms on one
+// log time axis (each in per mille of its run's samples), with their
+// p50/p99/p99.9/max marked.
+std::string render_diff_svg(const Diff &d);
+
 }  // namespace kprof

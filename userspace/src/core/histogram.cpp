@@ -126,14 +126,29 @@ uint64_t Histogram::percentile(double p) const
 	const auto ppm = uint64_t(std::llround(p * 1e4));
 	const uint64_t q = count_ / kMillion, r = count_ % kMillion;	// no overflow
 	const auto rank = std::max<uint64_t>(1, ppm * q + (ppm * r + kMillion - 1) / kMillion);
+	return std::clamp(mid_of(index_at_rank(rank)), min_, max_);
+}
+
+size_t Histogram::index_at_rank(uint64_t rank) const
+{
 	uint64_t seen = 0;
 	for (size_t g = 0; g < kGroups; g++)
 		for (size_t i = 0; i < groups_[g].size(); i++) {
 			seen += groups_[g][i];
 			if (seen >= rank)
-				return std::clamp(mid_of(g * kSubBuckets + i), min_, max_);
+				return g * kSubBuckets + i;
 		}
-	return max_;
+	return index_of(max_);
+}
+
+std::vector<std::pair<size_t, uint64_t>> Histogram::buckets() const
+{
+	std::vector<std::pair<size_t, uint64_t>> out;
+	for (size_t g = 0; g < kGroups; g++)
+		for (size_t i = 0; i < groups_[g].size(); i++)
+			if (groups_[g][i])
+				out.emplace_back(g * kSubBuckets + i, groups_[g][i]);
+	return out;
 }
 
 std::vector<Histogram::Bin> Histogram::bins(size_t max_bins) const

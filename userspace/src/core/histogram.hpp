@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace kprof {
@@ -68,6 +69,10 @@ public:
 
 	// The count in bucket @index.
 	uint64_t bucket(size_t index) const;
+	// The bucket of the @rank-th smallest value (1 <= rank <= count()).
+	size_t index_at_rank(uint64_t rank) const;
+	// (index, count) of every non-empty bucket, in value order.
+	std::vector<std::pair<size_t, uint64_t>> buckets() const;
 
 	static size_t index_of(uint64_t v) { return kprof_hist_index(v); }
 	static uint64_t lowest_of(size_t index);

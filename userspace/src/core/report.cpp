@@ -10,17 +10,14 @@
 
 namespace kprof {
 
-namespace {
-
-const double kPercentiles[] = {50, 90, 99, 99.9};
-const char *const kPercentileNames[] = {"p50", "p90", "p99", "p99.9"};
-
 std::string fmt(double v)
 {
 	char buf[64];
 	std::snprintf(buf, sizeof(buf), v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.2f", v);
 	return buf;
 }
+
+namespace {
 
 std::string csv_quote(const std::string &s)
 {
@@ -225,6 +222,11 @@ nlohmann::json funcs_json(const Report &r)
 
 }  // namespace
 
+nlohmann::json bucket_layout()
+{
+	return {{"sub_bucket_bits", Histogram::kSubBucketBits}, {"buckets", Histogram::kBuckets}};
+}
+
 std::string row_name(const ReportRow &row)
 {
 	return row.irq < 0 ? row.device : std::to_string(row.irq) + " " + row.device;
@@ -310,9 +312,10 @@ nlohmann::json render_json(const Report &r)
 			s["name"] = row.device;
 		}
 		json pct = json::object();
-		for (size_t i = 0; i < std::size(kPercentiles); i++)
-			pct[kPercentileNames[i]] = h.percentile(kPercentiles[i]);
+		for (const auto &p : kPercentiles)
+			pct[p.name] = h.percentile(p.p);
 		s["percentiles_ns"] = pct;
+		s["buckets"] = h.buckets();	// [[index, count], ...]: what kprofctl diff reads
 		if (r.show_hist && row.cpu < 0) {
 			json bins = json::array();
 			for (const auto &b : h.bins(64))
@@ -360,6 +363,7 @@ nlohmann::json render_json(const Report &r)
 		{"kprofctl_cpu_s", r.cpu_s},
 		{"mode", r.in_kernel ? "in-kernel" : "streaming"},
 		{"percentile_relative_error", Histogram::kRelativeError},
+		{"bucket_layout", bucket_layout()},
 		{"stats", stats},
 		{"loss",
 		 {{"events_read", r.events_read},
@@ -398,8 +402,8 @@ std::string render_csv(const Report &r)
 	const bool irq = std::any_of(r.rows.begin(), r.rows.end(), [](const ReportRow &row) { return row.irq >= 0; });
 	const auto value = [&](double ns) { return csv_value(ns, r.divisor); };
 	o << (irq ? "event,irq,name" : "event,device") << ",cpu,count,min_" << r.unit << ",mean_" << r.unit << ",stddev_" << r.unit;
-	for (const char *p : kPercentileNames)
-		o << "," << p << "_" << r.unit;
+	for (const auto &p : kPercentiles)
+		o << "," << p.name << "_" << r.unit;
 	o << ",max_" << r.unit << "\n";
 	for (const auto &row : r.rows) {
 		const Histogram &h = *row.hist;
@@ -408,8 +412,8 @@ std::string render_csv(const Report &r)
 			o << (row.irq >= 0 ? std::to_string(row.irq) : std::string()) << ",";
 		o << csv_quote(row.device) << "," << (row.cpu < 0 ? std::string("all") : std::to_string(row.cpu)) << ","
 		  << h.count() << "," << value(double(h.min())) << "," << value(h.mean()) << "," << value(h.stddev());
-		for (double p : kPercentiles)
-			o << "," << value(double(h.percentile(p)));
+		for (const auto &p : kPercentiles)
+			o << "," << value(double(h.percentile(p.p)));
 		o << "," << value(double(h.max())) << "\n";
 	}
 	return o.str();

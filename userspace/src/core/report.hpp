@@ -14,6 +14,13 @@
 
 namespace kprof {
 
+// The percentiles every report gives, by name.
+struct Percentile {
+	double p;
+	const char *name;
+};
+inline constexpr Percentile kPercentiles[] = {{50, "p50"}, {90, "p90"}, {99, "p99"}, {99.9, "p99.9"}};
+
 struct ReportRow {
 	std::string event;	// stat_label()
 	std::string device;	// device, or the IRQ action's name (irq >= 0)
@@ -111,8 +118,15 @@ RingStats parse_ring_stats(const std::string &text);
 // b - a, except entries, which is b's.
 RingStats ring_delta(const RingStats &a, const RingStats &b);
 
+// The histograms' bucket layout, as the JSON report states it beside
+// each row's buckets ([[index, count], ...]), for kprofctl diff to check.
+nlohmann::json bucket_layout();
+
 // "pktproc-q0", or "24 kprof_pktproc" for an IRQ's row.
 std::string row_name(const ReportRow &row);
+
+// A statistic for a text table: 1234, 56.7 or 8.90.
+std::string fmt(double v);
 
 std::string render_text(const Report &r);
 nlohmann::json render_json(const Report &r);
