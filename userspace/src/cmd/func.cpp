@@ -77,13 +77,13 @@ int run_func(const FuncOptions &opts)
 	const size_t n = add_all(probes, functions_of(opts), !opts.module);
 	Report rep;
 	rep.title = "func";
-	const double cpu0 = sys::cpu_seconds();
+	const Window window;
 	probes.start();
 	std::cerr << "kprofctl: measuring " << n << (n == 1 ? " function" : " functions")
 		  << (opts.duration.count() ? "" : "; Ctrl-C to stop") << "\n";
-	rep.duration_s = wait_for_end(opts.duration);
+	wait_for_end(opts.duration);
 	probes.stop();
-	rep.cpu_s = sys::cpu_seconds() - cpu0;
+	window.close(rep);
 	KernelStats ks;
 	load_func_hist(probes.read(), opts.per_cpu, ks, rep.funcs);
 	rep.in_kernel = true;

@@ -30,6 +30,10 @@ std::vector<uint64_t> metric_bounds_ns();
 //   kprof_invalid_records_total                  counters
 //   kprof_collection_seconds_total, kprof_runs_total
 //                                                 how much time the runs covered
+//   kprof_pressure_stall_seconds_total{resource,kind}, kprof_interrupts_total,
+//   kprof_context_switches_total, kprof_major_faults_total,
+//   kprof_direct_reclaim_stalls_total, kprof_compaction_stalls_total
+//                                                 the system during the runs
 // Label values are escaped as the format requires.
 struct Metrics {
 	struct Latency {
@@ -40,6 +44,7 @@ struct Metrics {
 	std::map<std::string, Latency> latency;	// by label set, as written in the file
 	uint64_t events_read = 0, events_lost = 0, invalid = 0, runs = 0;
 	double collection_s = 0;
+	std::map<std::string, double> system;	// by series: "name" or "name{labels}"
 };
 // One run's metrics.
 Metrics metrics_of(const Report &r);

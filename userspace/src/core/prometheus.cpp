@@ -68,6 +68,52 @@ void write_counter(std::ostringstream &o, const std::string &name, const char *h
 	o << name << ' ' << v << '\n';
 }
 
+// The counters of the system during the runs (Report::system).
+struct SystemSeries {
+	const char *name, *help;
+};
+constexpr SystemSeries kSystemSeries[] = {
+	{"kprof_pressure_stall_seconds_total", "PSI stall time during the runs, per resource, some or full"},
+	{"kprof_interrupts_total", "interrupts during the runs (/proc/stat intr)"},
+	{"kprof_context_switches_total", "context switches during the runs (/proc/stat ctxt)"},
+	{"kprof_major_faults_total", "major page faults during the runs (vmstat pgmajfault)"},
+	{"kprof_direct_reclaim_stalls_total", "direct reclaim entered during the runs (vmstat allocstall_*)"},
+	{"kprof_compaction_stalls_total", "direct compaction entered during the runs (vmstat compact_stall)"},
+};
+
+void add_system(Metrics &m, const SystemContext &c)
+{
+	const std::string stall = kSystemSeries[0].name;
+	for (const auto &p : c.pressure)
+		for (const auto &[kind, line] : {std::pair{"some", &p.some}, std::pair{"full", &p.full}})
+			if (*line)
+				m.system[stall + "{resource=\"" + p.resource + "\",kind=\"" + kind + "\"}"] =
+					double((*line)->total_us) / 1e6;
+	const uint64_t counts[] = {c.interrupts, c.switches, c.major_faults, c.reclaim_stalls, c.compaction_stalls};
+	for (size_t i = 0; i < std::size(counts); i++)
+		m.system[kSystemSeries[i + 1].name] = double(counts[i]);
+}
+
+bool system_series(const std::string &name)
+{
+	return std::any_of(std::begin(kSystemSeries), std::end(kSystemSeries),
+			   [&](const SystemSeries &s) { return name == s.name; });
+}
+
+void write_system(std::ostringstream &o, const Metrics &m)
+{
+	for (const auto &s : kSystemSeries) {
+		bool family = false;
+		for (const auto &[series, v] : m.system)
+			if (series.substr(0, series.find('{')) == s.name) {
+				if (!family)
+					write_family(o, s.name, "counter", s.help);
+				family = true;
+				o << series << ' ' << seconds(v * 1e9) << '\n';
+			}
+	}
+}
+
 // "name{labels} value" or "name value": the three parts; false otherwise.
 bool split_sample(const std::string &line, std::string &name, std::string &labels, std::string &value)
 {
@@ -150,6 +196,8 @@ Metrics metrics_of(const Report &r)
 	m.invalid = r.invalid;
 	m.collection_s = r.duration_s;
 	m.runs = 1;
+	if (r.system)
+		add_system(m, *r.system);
 	return m;
 }
 
@@ -180,6 +228,8 @@ Metrics parse_prometheus(const std::string &text)
 			m.runs = as_count(v, line);
 		else if (name == "kprof_collection_seconds_total")
 			m.collection_s = as_seconds(v, line);
+		else if (system_series(name))
+			m.system[line.substr(0, line.rfind(' '))] = as_seconds(v, line);
 		else
 			throw std::runtime_error("a series kprofctl does not write: '" + line + "'");
 	}
@@ -203,6 +253,8 @@ void add_metrics(Metrics &into, const Metrics &run)
 	into.invalid += run.invalid;
 	into.runs += run.runs;
 	into.collection_s += run.collection_s;
+	for (const auto &[series, v] : run.system)
+		into.system[series] += v;
 }
 
 std::string render_prometheus(const Metrics &m)
@@ -228,6 +280,7 @@ std::string render_prometheus(const Metrics &m)
 	write_counter(o, "kprof_collection_seconds_total", "time the runs collected for (the gaps between runs are "
 		      "not covered)", seconds(m.collection_s * 1e9));
 	write_counter(o, "kprof_runs_total", "kprofctl runs that added to this file", std::to_string(m.runs));
+	write_system(o, m);
 	return o.str();
 }
 

@@ -273,6 +273,8 @@ std::string render_text(const Report &r)
 	}
 	render_irqs_text(o, r);
 	render_funcs_text(o, r);
+	if (r.system)
+		o << render_system_text(*r.system);
 	render_loss_text(o, r);
 	if (r.untimed_calls())
 		o << "\nWARNING: " << r.untimed_calls() << " calls were not timed (UNTIMED above); the statistics do"
@@ -391,6 +393,8 @@ nlohmann::json render_json(const Report &r)
 	}
 	if (!r.threshold.is_null())
 		out["threshold"] = r.threshold;
+	if (r.system)
+		out["system"] = render_system_json(*r.system);
 	return out;
 }
 

@@ -5,10 +5,12 @@
 
 #include "core/funcs.hpp"
 #include "core/histogram.hpp"
+#include "core/system.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,6 +107,9 @@ struct Report {
 	// untracked above), and the online CPUs, for the share of CPU time.
 	std::vector<FuncCounts> funcs;
 	unsigned cpus = 0;
+	// The system during the window (PSI, interrupts, vmstat); none for a
+	// report of a recorded file.
+	std::optional<SystemContext> system;
 
 	uint64_t buffer_lost() const;	// Σ CpuLoss::lost()
 	uint64_t not_read() const;	// Σ CrossCheck::not_read() + gaps outside windows

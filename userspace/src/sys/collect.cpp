@@ -43,12 +43,30 @@ std::string cpumask_hex(const std::vector<int> &cpus)
 
 }  // namespace
 
-double wait_for_end(std::chrono::nanoseconds duration)
+void wait_for_end(std::chrono::nanoseconds duration)
 {
 	const auto start = Clock::now();
 	while (!g_stop && !(duration.count() && Clock::now() - start >= duration))
 		std::this_thread::sleep_for(std::chrono::milliseconds(20));
-	return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+Window::Window() : start_(Clock::now()), cpu0_(sys::cpu_seconds()), sys0_(sys::system_snapshot()) {}
+
+Window::End Window::close() const
+{
+	End e;
+	e.duration_s = std::chrono::duration<double>(Clock::now() - start_).count();
+	e.cpu_s = sys::cpu_seconds() - cpu0_;
+	e.system = system_between(sys0_, sys::system_snapshot(), e.duration_s);
+	return e;
+}
+
+void Window::close(Report &rep) const
+{
+	auto e = close();
+	rep.duration_s = e.duration_s;
+	rep.cpu_s = e.cpu_s;
+	rep.system = std::move(e.system);
 }
 
 FuncProbes::FuncProbes(const std::string &dbg) : path_(dbg + "/" + kFuncFile)
@@ -100,9 +118,9 @@ void in_kernel_window(const Plan &plan, const char *file, const CollectOptions &
 					 "(mount -t debugfs none /sys/kernel/debug)");
 	{
 		Aggregation agg(*plan.dbg + "/" + file);
-		const double cpu0 = sys::cpu_seconds();
-		rep.duration_s = wait_for_end(opts.duration);
-		rep.cpu_s = sys::cpu_seconds() - cpu0;
+		const Window window;
+		wait_for_end(opts.duration);
+		window.close(rep);
 		agg.freeze();
 		read();
 		if (ks.samples && ks.state != AggState::Frozen)
@@ -394,8 +412,8 @@ Collected Session::collect(const CollectOptions &opts, Aggregator &agg)
 	}
 
 	const bool tty = isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
-	const auto start = Clock::now();
-	const double cpu0 = sys::cpu_seconds();
+	const Window window;
+	const auto start = window.start();
 	auto last_progress = start;
 	while (!g_stop && !(watcher_ && watcher_->stop())) {
 		const auto now = Clock::now();
@@ -413,8 +431,10 @@ Collected Session::collect(const CollectOptions &opts, Aggregator &agg)
 			wait = std::min<Clock::duration>(wait, start + opts.duration - Clock::now());
 		wait_for_data(wait);
 	}
-	c.duration_s = std::chrono::duration<double>(Clock::now() - start).count();
-	c.cpu_s = sys::cpu_seconds() - cpu0;
+	auto end = window.close();
+	c.duration_s = end.duration_s;
+	c.cpu_s = end.cpu_s;
+	c.system = std::move(end.system);
 	drain(Drain::Pass, agg, c);	// everything drained so far has seq <= e1
 	c.e1 = read_emitted();
 	if (c.e1)
@@ -440,6 +460,7 @@ void account_loss(const Plan &plan, const Collected &c, const Aggregator &agg, c
 {
 	rep.duration_s = c.duration_s;
 	rep.cpu_s = c.cpu_s;
+	rep.system = c.system;
 	rep.loss = c.loss;
 	for (size_t i = 0; i < rep.loss.size(); i++)
 		rep.loss[i].ring = ring_delta(c.ring0[i], c.ring1[i]);

@@ -81,8 +81,28 @@ private:
 	int fd_ = -1;
 };
 
-// Until @duration is over (0: none) or a signal came; the seconds waited.
-double wait_for_end(std::chrono::nanoseconds duration);
+// Until @duration is over (0: none) or a signal came.
+void wait_for_end(std::chrono::nanoseconds duration);
+
+// A collection window, from construction to close(): its length,
+// kprofctl's CPU time and the system's counters over it.
+class Window {
+public:
+	struct End {
+		double duration_s = 0, cpu_s = 0;
+		SystemContext system;
+	};
+	Window();
+	std::chrono::steady_clock::time_point start() const { return start_; }
+	End close() const;
+	// close() into @rep.
+	void close(Report &rep) const;
+
+private:
+	std::chrono::steady_clock::time_point start_;
+	double cpu0_;
+	SystemSnapshot sys0_;
+};
 
 // The machine checks every plan makes (root, tracefs, kprof.ko, -c) and
 // the debugfs directory. Throws UsageError for a CPU that does not exist.
@@ -97,6 +117,7 @@ struct Collected {
 	uint64_t events = 0, invalid = 0, other = 0;
 	double duration_s = 0;
 	double cpu_s = 0;			// kprofctl's CPU time over the window
+	SystemContext system;			// the system over the window
 	std::string note;			// something the report should say
 };
 

@@ -105,6 +105,42 @@ std::optional<std::string> kprof_debugfs()
 	return root + "/kprof";
 }
 
+namespace {
+
+std::string psi_off_reason()
+{
+	const auto cmdline = read_file("/proc/cmdline");
+	if (cmdline && (" " + *cmdline).find(" psi=0") != std::string::npos)
+		return "off: the kernel was booted with psi=0";
+	return "off: no /proc/pressure (a kernel without CONFIG_PSI, or with CONFIG_PSI_DEFAULT_DISABLED: boot "
+	       "it with psi=1)";
+}
+
+}  // namespace
+
+SystemSnapshot system_snapshot()
+{
+	SystemSnapshot s;
+	std::error_code ec;
+	if (!std::filesystem::is_directory("/proc/pressure", ec))
+		s.psi_off = psi_off_reason();
+	for (const char *r : kPsiResources) {
+		if (s.psi_off)
+			break;
+		// Absent, or refused (irq without IRQ time accounting): no such resource.
+		if (const auto text = read_file(std::string("/proc/pressure/") + r))
+			try {
+				s.psi[r] = parse_psi(*text);
+			} catch (const std::invalid_argument &) {
+			}
+	}
+	if (const auto text = read_file("/proc/stat"))
+		parse_proc_stat(*text, s);
+	if (const auto text = read_file("/proc/vmstat"))
+		parse_vmstat(*text, s);
+	return s;
+}
+
 std::optional<std::string> read_file(const std::string &path)
 {
 	std::ifstream in(path);

@@ -3,6 +3,8 @@
 // std::runtime_error whose message says what to do.
 #pragma once
 
+#include "core/system.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -77,6 +79,8 @@ void replace_file(const std::string &path, const std::string &content);
 
 // The CPU time this process has used so far (user + system), in seconds.
 double cpu_seconds();
+// /proc/pressure, /proc/stat and /proc/vmstat now (core/system.hpp).
+SystemSnapshot system_snapshot();
 
 // Every IRQ and the names of its actions (/sys/kernel/irq/N/actions);
 // nullopt where the kernel has no /sys/kernel/irq.
