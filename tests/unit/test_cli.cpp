@@ -314,3 +314,32 @@ BOOST_AUTO_TEST_CASE(diff_options)
 		BOOST_TEST(err.str().find(why) != std::string::npos, err.str());
 	}
 }
+
+BOOST_AUTO_TEST_CASE(output_and_save)
+{
+	for (const char *cmd : {"latency", "irq", "func"}) {
+		std::vector<std::string> args{cmd, "-o", "/tmp/r.txt", "--save", "/tmp/r.json"};
+		if (std::string(cmd) == "func")
+			args.push_back("pktproc_poll");
+		const auto c = Cli().parse(args);
+		const auto &o = std::visit(
+			[](const auto &v) -> const kprof::CollectOptions & {
+				if constexpr (std::is_base_of_v<kprof::CollectOptions, std::decay_t<decltype(v)>>)
+					return v;
+				else
+					throw std::logic_error("not a collecting command");
+			},
+			c);
+		BOOST_TEST(*o.output == "/tmp/r.txt");
+		BOOST_TEST(*o.save == "/tmp/r.json");
+	}
+	Cli cli;
+	std::ostringstream out, err;
+	try {
+		cli.parse({"latency", "-o", "/no/such/dir/r.txt"});
+		BOOST_ERROR("-o into a missing directory accepted");
+	} catch (const CLI::ParseError &e) {
+		BOOST_TEST(cli.exit(e, out, err) == 2);
+	}
+	BOOST_TEST(err.str().find("no directory '/no/such/dir'") != std::string::npos, err.str());
+}

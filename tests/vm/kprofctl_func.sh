@@ -28,13 +28,17 @@ measure() {
 	insmod "$KPROF_MODDIR/kprof_pktproc.ko" kprof_hooks=0 rate_pps=4000 batch="$1" irq_coalesce="$1" \
 		work_ns=2000 pass_overhead_ns=20000 || fail "insmod pktproc batch=$1"
 	# A file of its own: the last run's says "measuring" already.
-	kprofctl func --json pktproc_poll pktproc_rx_one >/tmp/f"$1".json 2>/tmp/f"$1".err &
+	# -o: the text report to a file, nothing on stdout; --save: the JSON too.
+	kprofctl func -o /tmp/f"$1".out --save /tmp/f"$1".json pktproc_poll pktproc_rx_one \
+		>/tmp/f"$1".stdout 2>/tmp/f"$1".err &
 	pid=$!
 	wait_measuring /tmp/f"$1".err
 	b0=$(ppstat batches) p0=$(ppstat processed)
 	run_traffic 2
 	kill -INT $pid
 	wait $pid || fail "kprofctl func: $(cat /tmp/f"$1".err)"
+	[ ! -s /tmp/f"$1".stdout ] || fail "kprofctl func -o: a report on stdout too: $(cat /tmp/f"$1".stdout)"
+	grep -q '^kprof func report: ' /tmp/f"$1".out || fail "kprofctl func -o: no text report in the file"
 	awk -f /tests/kprofctl_json.awk /tmp/f"$1".json >/tmp/f"$1".txt
 	grep '^func ' /tmp/f"$1".txt
 	batches=$(($(ppstat batches) - b0)) packets=$(($(ppstat processed) - p0))

@@ -384,6 +384,16 @@ void Cli::add_report_options(CLI::App *cmd, CollectOptions &o, RawCollect &)
 	cmd->add_flag("--per-cpu", o.per_cpu, "also report each CPU separately");
 	cmd->add_flag("--hist", o.hist, "add a histogram per row");
 	auto *json = cmd->add_flag("--json", o.json, "print JSON");
+	cmd->add_option("-o,--output", o.output,
+			"write the report to FILE instead of standard output (written when the run ends; the "
+			"progress line stays on the terminal)")
+		->check(kOutputFile)
+		->type_name("FILE");
+	cmd->add_option("--save", o.save,
+			"also write the report as JSON to FILE, whatever the format printed: what kprofctl diff "
+			"compares")
+		->check(kOutputFile)
+		->type_name("FILE");
 	cmd->add_flag("--csv", o.csv, "print CSV (statistics only; the loss summary goes to stderr)")->excludes(json);
 	cmd->add_option("-u,--unit", o.unit, "unit of the report: ns, us or ms (default: us)")
 		->check(CLI::IsMember({"ns", "us", "ms"}))

@@ -52,6 +52,8 @@ struct CollectOptions {
 	std::string instance = kDefaultInstance;
 	std::optional<std::string> svg;		// --svg FILE: the histograms as a picture
 	std::optional<std::string> prometheus;	// --prometheus FILE: counters that add up across runs
+	std::optional<std::string> output;	// -o FILE: the report there, not on stdout
+	std::optional<std::string> save;	// --save FILE: the JSON report there too (kprofctl diff)
 };
 
 struct LatencyOptions : CollectOptions {

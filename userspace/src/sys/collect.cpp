@@ -515,13 +515,15 @@ void add_to_prometheus_file(const std::string &path, const Report &rep)
 
 void render(const CollectOptions &opts, const Report &rep)
 {
-	if (opts.json)
-		std::cout << dump_json(render_json(rep)) << '\n';
-	else if (opts.csv)
-		std::cout << render_csv(rep);
+	const std::string out = opts.json  ? dump_json(render_json(rep)) + '\n'
+				: opts.csv ? render_csv(rep)
+					   : render_text(rep);
+	if (opts.output)
+		sys::replace_file(*opts.output, out);
 	else
-		std::cout << render_text(rep);
-	std::cout.flush();
+		std::cout << out << std::flush;
+	if (opts.save)
+		sys::replace_file(*opts.save, dump_json(render_json(rep)) + '\n');
 	if (rep.lost_anything() && (opts.json || opts.csv))
 		std::cerr << "kprofctl: WARNING: " << rep.total_missed() << " events lost, " << rep.invalid
 			  << " invalid records; the statistics do not cover them\n";
