@@ -33,14 +33,21 @@ Histogram of(std::initializer_list<uint64_t> values)
 	return h;
 }
 
-// A run of rows, as kprofctl's JSON would give it back.
+// A kprofctl func run of rows, as its JSON would give it back.
 Run run_of(const std::vector<std::pair<std::string, const Histogram *>> &rows, double duration_s = 10)
 {
 	Report r;
 	r.duration_s = duration_s;
 	r.in_kernel = true;
-	for (const auto &[name, h] : rows)
+	r.cpus = 2;
+	for (const auto &[name, h] : rows) {
 		r.rows.push_back({"func", name, -1, h, -1});
+		FuncCounts f;
+		f.name = name;
+		f.calls = f.timed = h->count();
+		f.sum_ns = h->mean() * double(h->count());
+		r.funcs.push_back(f);
+	}
 	return load_run(render_json(r), "x.json");
 }
 
@@ -293,6 +300,10 @@ BOOST_AUTO_TEST_CASE(renderings)
 	BOOST_TEST(text.find("--fail-if p99+10%: REGRESSION in func poll: p99 ") != std::string::npos);
 	BOOST_TEST(text.find("--fail-if p50+500%: passed") != std::string::npos);
 	BOOST_TEST(text.find("alpha 0.05 over 6 tests") != std::string::npos);
+	// The CPU share, from the functions' table: calls x mean over 10 s and 2 CPUs.
+	const double share = 100 * fast.mean() * 2000 / 2e10;
+	BOOST_TEST(text.find("  cpu %    " + std::string(11 - fmt(share).size(), ' ') + fmt(share)) !=
+		   std::string::npos);
 	const auto j = render_diff_json(d);
 	BOOST_TEST(j["regression"] == true);
 	BOOST_TEST(j["rows"][0]["verdict"] == "slower");

@@ -51,3 +51,5 @@ rmmod kprof
 ship /tmp/demo-per-packet.svg
 ship /tmp/demo-batched.svg
 ship /tmp/demo-diff.svg
+ship /tmp/batch1.json
+ship /tmp/batch64.json

@@ -46,6 +46,18 @@ RunRow load_row(const json &s)
 	return r;
 }
 
+// kprofctl func's reports: each function's share of the CPUs' time, on
+// its total row.
+void add_cpu_shares(const json &j, Run &run)
+{
+	if (!j.contains("functions"))
+		return;
+	for (const auto &f : j.at("functions"))
+		for (auto &r : run.rows)
+			if (r.cpu < 0 && r.irq < 0 && r.name == f.at("function").get<std::string>())
+				r.cpu_share = f.at("cpu_share").get<double>();
+}
+
 Run load(const json &j, const std::string &file)
 {
 	if (!j.is_object() || !j.contains("stats"))
@@ -62,6 +74,7 @@ Run load(const json &j, const std::string &file)
 	run.missed = j.at("loss").at("missed_total").get<uint64_t>();
 	for (const auto &s : j.at("stats"))
 		run.rows.push_back(load_row(s));
+	add_cpu_shares(j, run);
 	return run;
 }
 

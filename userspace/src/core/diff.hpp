@@ -52,6 +52,7 @@ struct RunRow {
 	int irq = -1;		// the IRQ, for the tracker's rows
 	int cpu = -1;		// -1: every CPU
 	Histogram hist;
+	std::optional<double> cpu_share;	// a function's total row: its share of the CPUs' time
 };
 
 // One report, as kprofctl's JSON gives it.

@@ -61,6 +61,12 @@ void row_text(std::ostringstream &o, const RowDiff &row, const Diff &d, double d
 	std::snprintf(line, sizeof(line), "  %-8s %11s %11s %9s\n", "rate/s", fmt(row.rate_before).c_str(),
 		      fmt(row.rate_after).c_str(), change_of(row.rate_before, row.rate_after).c_str());
 	o << line;
+	if (row.before->cpu_share && row.after->cpu_share) {
+		const double a = 100 * *row.before->cpu_share, b = 100 * *row.after->cpu_share;
+		std::snprintf(line, sizeof(line), "  %-8s %11s %11s %9s\n", "cpu %", fmt(a).c_str(), fmt(b).c_str(),
+			      change_of(a, b).c_str());
+		o << line;
+	}
 	for (const auto &c : row.changes) {
 		std::snprintf(line, sizeof(line), "  %-8s %11s %11s %9s  %s\n", c.metric.c_str(),
 			      fmt(c.before / div).c_str(), fmt(c.after / div).c_str(),
@@ -117,6 +123,8 @@ json row_json(const RowDiff &row, const Diff &d)
 		  {"metrics", metrics}};
 	if (b.irq >= 0)
 		j["irq"] = {{"before", a.irq}, {"after", b.irq}};
+	if (a.cpu_share && b.cpu_share)
+		j["cpu_share"] = {{"before", *a.cpu_share}, {"after", *b.cpu_share}};
 	return j;
 }
 
