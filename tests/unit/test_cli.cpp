@@ -343,3 +343,97 @@ BOOST_AUTO_TEST_CASE(output_and_save)
 	}
 	BOOST_TEST(err.str().find("no directory '/no/such/dir'") != std::string::npos, err.str());
 }
+
+namespace {
+
+const kprof::CollectOptions &collect_options(const kprof::Command &c)
+{
+	return std::visit(
+		[](const auto &v) -> const kprof::CollectOptions & {
+			if constexpr (std::is_base_of_v<kprof::CollectOptions, std::decay_t<decltype(v)>>)
+				return v;
+			else
+				throw std::logic_error("not a collecting command");
+		},
+		c);
+}
+
+}  // namespace
+
+// -- PROGRAM ARGS: everything after the first "--" is the program, options
+// of its own included; before it, kprofctl's options as usual.
+BOOST_AUTO_TEST_CASE(program_after_dashes)
+{
+	const auto func = Cli().parse({"func", "-m", "kprof_pktproc", "-d", "60", "--", "sh", "-c", "exit 3", "--", "-d"});
+	const auto &o = collect_options(func);
+	BOOST_TEST((o.command == std::vector<std::string>{"sh", "-c", "exit 3", "--", "-d"}));
+	BOOST_TEST(o.duration.count() == 60000000000LL);
+	BOOST_TEST(std::get<kprof::FuncOptions>(func).module.value() == "kprof_pktproc");
+	for (const char *cmd : {"latency", "irq"}) {
+		const auto parsed = Cli().parse({cmd, "--json", "--", "true"});
+		BOOST_TEST((collect_options(parsed).command == std::vector<std::string>{"true"}));
+	}
+	const auto plain = Cli().parse({"latency", "-d", "1"});
+	BOOST_TEST(collect_options(plain).command.empty());
+
+	const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+		{{"latency", "--"}, "name the PROGRAM"},
+		{{"status", "--", "true"}, "only latency, irq and func run a program"},
+		{{"report", "-i", "/dev/null", "--", "true"}, "only latency, irq and func run a program"},
+		{{"diff", "/dev/null", "/dev/null", "--", "true"}, "only latency, irq and func run a program"},
+	};
+	for (const auto &[args, why] : bad) {
+		Cli c;
+		std::ostringstream out, err;
+		try {
+			c.parse(args);
+			BOOST_ERROR("accepted: " << why);
+		} catch (const CLI::ParseError &e) {
+			BOOST_TEST(c.exit(e, out, err) == 2);
+		}
+		BOOST_TEST(err.str().find(why) != std::string::npos, err.str());
+	}
+}
+
+BOOST_AUTO_TEST_CASE(dma_latency_and_priority)
+{
+	using P = kprof::Priority::Policy;
+	for (const char *cmd : {"latency", "irq", "func"}) {
+		std::vector<std::string> args{cmd, "--dma-latency", "0", "-P", "f:50"};
+		if (std::string(cmd) == "func")
+			args.push_back("pktproc_poll");
+		const auto parsed = Cli().parse(args);
+		const auto &o = collect_options(parsed);
+		BOOST_TEST(o.dma_latency_us.value() == 0u);
+		BOOST_TEST((o.priority.value() == kprof::Priority{P::Fifo, 50}));
+	}
+	const auto plain = Cli().parse({"latency"});
+	BOOST_TEST(!collect_options(plain).dma_latency_us);
+	BOOST_TEST(!collect_options(plain).priority);
+	const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+		{{"latency", "-P", "f:0"}, "--priority: bad priority 'f:0': fifo takes a priority from 1 to 99"},
+		{{"irq", "--priority", "x:1"}, "bad priority 'x:1'"},
+		{{"latency", "--dma-latency", "-1"}, "--dma-latency"},
+		{{"report", "-i", "/dev/null", "-P", "f:1"}, "-P"},
+	};
+	for (const auto &[args, why] : bad) {
+		Cli c;
+		std::ostringstream out, err;
+		try {
+			c.parse(args);
+			BOOST_ERROR("accepted: " << why);
+		} catch (const CLI::ParseError &e) {
+			BOOST_TEST(c.exit(e, out, err) == 2);
+		}
+		BOOST_TEST(err.str().find(why) != std::string::npos, err.str());
+	}
+	std::ostringstream help;
+	Cli cli;
+	try {
+		cli.parse({"func", "--help"});
+	} catch (const CLI::ParseError &e) {
+		std::ostringstream err;
+		cli.exit(e, help, err);
+	}
+	BOOST_TEST(help.str().find("-- PROGRAM [ARGS...]") != std::string::npos, help.str());
+}

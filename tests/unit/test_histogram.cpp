@@ -251,3 +251,35 @@ BOOST_AUTO_TEST_CASE(loaded_from_buckets)
 	check_against_sort(v, rec, "recorded");
 	BOOST_CHECK_THROW(loaded.add_bucket(Histogram::kBuckets, 1), std::out_of_range);
 }
+
+// A window of a histogram that only grows (kprofctl top --irq, --func):
+// the buckets, count and percentiles of what came in between, exactly as
+// a histogram of those values alone; the max exact when it moved.
+BOOST_AUTO_TEST_CASE(gained_between_two_readings)
+{
+	kprof::Histogram before, now, window;
+	for (uint64_t v = 1000; v < 50000; v += 7) {
+		before.record(v);
+		now.record(v);
+	}
+	for (uint64_t v = 3000; v < 900000; v += 13) {
+		now.record(v);
+		window.record(v);
+	}
+	const auto g = kprof::Histogram::gained(now, before);
+	BOOST_TEST(g.count() == window.count());
+	BOOST_TEST(g.buckets() == window.buckets());
+	for (double p : {50.0, 90.0, 99.0, 99.9})
+		BOOST_TEST(g.percentile(p) == window.percentile(p));
+	BOOST_TEST(g.max() == window.max());
+	BOOST_TEST(g.min() <= window.min());
+	BOOST_TEST(g.min() >= window.min() - kprof::Histogram::width_of(kprof::Histogram::index_of(window.min())));
+	BOOST_TEST(g.mean() == window.mean(), boost::test_tools::tolerance(1e-6));
+	// Nothing new: an empty window.
+	BOOST_TEST(kprof::Histogram::gained(now, now).count() == 0u);
+	// From nothing: the whole histogram.
+	BOOST_TEST(kprof::Histogram::gained(now, kprof::Histogram()).max() == now.max());
+	BOOST_TEST(kprof::Histogram::gained(now, kprof::Histogram()).min() == now.min());
+	// A histogram that shrank is not one that only grows.
+	BOOST_CHECK_THROW(kprof::Histogram::gained(before, now), std::invalid_argument);
+}

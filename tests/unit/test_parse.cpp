@@ -45,3 +45,23 @@ BOOST_AUTO_TEST_CASE(units)
 	BOOST_TEST(kprof::parse_unit("ms") == 1000000u);
 	BOOST_CHECK_THROW(kprof::parse_unit("s"), std::invalid_argument);
 }
+
+// rtla's -P forms, and the ranges each policy takes.
+BOOST_AUTO_TEST_CASE(priorities)
+{
+	using P = kprof::Priority::Policy;
+	BOOST_TEST((kprof::parse_priority("f:50") == kprof::Priority{P::Fifo, 50}));
+	BOOST_TEST((kprof::parse_priority("fifo:1") == kprof::Priority{P::Fifo, 1}));
+	BOOST_TEST((kprof::parse_priority("r:99") == kprof::Priority{P::Rr, 99}));
+	BOOST_TEST((kprof::parse_priority("rr:10") == kprof::Priority{P::Rr, 10}));
+	BOOST_TEST((kprof::parse_priority("o:-20") == kprof::Priority{P::Other, -20}));
+	BOOST_TEST((kprof::parse_priority("other:19") == kprof::Priority{P::Other, 19}));
+	for (const char *bad : {"", "f", "f:", "f:0", "f:100", "r:-1", "o:20", "o:-21", "d:1:2", "fifo:5x", "x:5", ":5",
+				"f:50:1"})
+		BOOST_CHECK_THROW(kprof::parse_priority(bad), std::invalid_argument);
+	try {
+		kprof::parse_priority("o:20");
+	} catch (const std::invalid_argument &e) {
+		BOOST_TEST(std::string(e.what()).find("nice value from -20 to 19") != std::string::npos, e.what());
+	}
+}

@@ -500,3 +500,27 @@ BOOST_AUTO_TEST_CASE(irq_selection_against_the_actions)
 	BOOST_TEST(sel.unknown_names == (std::vector<std::string>{"nosuch", "eth"}), boost::test_tools::per_element());
 	BOOST_TEST(sel.idle_numbers == (std::vector<std::string>{"31", "99"}), boost::test_tools::per_element());
 }
+
+// The program of -- PROGRAM ARGS: named with how it ended, in text and
+// JSON, and its status is kprofctl's.
+BOOST_AUTO_TEST_CASE(program_and_exit_status)
+{
+	Report r;
+	BOOST_TEST(exit_status(r) == 0);
+	BOOST_TEST(render_json(r).count("program") == 0u);
+	r.workload = WorkloadEnd{{"sh", "-c", "exit 3"}, 3, 0, false};
+	BOOST_TEST(exit_status(r) == 3);
+	BOOST_TEST(render_text(r).find("program: sh -c exit 3, exited with status 3\n") != std::string::npos,
+		   render_text(r));
+	auto j = render_json(r);
+	BOOST_TEST(j.at("program").at("status") == 3);
+	BOOST_TEST(j.at("program").at("signal").is_null());
+	BOOST_TEST(j.at("program").at("command").size() == 3u);
+	r.workload = WorkloadEnd{{"sleep", "60"}, 143, 15, true};
+	BOOST_TEST(exit_status(r) == 143);
+	BOOST_TEST(describe(*r.workload) ==
+		   "sleep 60, killed by SIGTERM (still running when the window closed: kprofctl ended it), status 143");
+	j = render_json(r);
+	BOOST_TEST(j.at("program").at("signal") == 15);
+	BOOST_TEST(j.at("program").at("ended_by_kprofctl") == true);
+}

@@ -128,7 +128,7 @@ BOOST_AUTO_TEST_CASE(screen_shows_each_row_in_the_unit)
 	TopState st;
 	st.start(batch_count(0));
 	st.window({{kBatch, hist({1000, 2000, 250000})}}, 1.0, batch_count(4));
-	const auto lines = lines_of(render_top(st, "us", 1000, 0, 0));
+	const auto lines = lines_of(render_top(st, TopSource::Devices, "us", 1000, 0, 0));
 	BOOST_TEST_REQUIRE(lines.size() == 6u);
 	BOOST_TEST(lines[0].find("[q] quit  [r] reset") != std::string::npos);
 	BOOST_TEST(lines[1].find("not in the totals: 1") != std::string::npos);
@@ -144,7 +144,7 @@ BOOST_AUTO_TEST_CASE(screen_shows_each_row_in_the_unit)
 	BOOST_TEST(count == "3");
 	BOOST_TEST(tmax == "250.0");
 	BOOST_TEST(missed == "1");
-	const auto ms = lines_of(render_top(st, "ms", 1000000, 0, 0));
+	const auto ms = lines_of(render_top(st, TopSource::Devices, "ms", 1000000, 0, 0));
 	BOOST_TEST(ms[5].find(" 0.25 ") != std::string::npos);
 }
 
@@ -156,12 +156,41 @@ BOOST_AUTO_TEST_CASE(screen_fits_the_terminal)
 	for (int i = 0; i < 30; i++)
 		many[{"batch", "nic" + std::to_string(i), -1}] = n_values(1, 100);
 	st.window(many, 1.0, {});
-	const auto lines = lines_of(render_top(st, "us", 1000, 60, 12));
+	const auto lines = lines_of(render_top(st, TopSource::Devices, "us", 1000, 60, 12));
 	BOOST_TEST(lines.size() == 12u);
 	for (const auto &l : lines)
 		BOOST_TEST(l.size() <= 60u);
 	BOOST_TEST(lines.back().find("more rows") != std::string::npos);
-	BOOST_TEST(lines_of(render_top(st, "us", 1000, 0, 0)).size() == 35u);
+	BOOST_TEST(lines_of(render_top(st, TopSource::Devices, "us", 1000, 0, 0)).size() == 35u);
 	TopState empty;
-	BOOST_TEST(render_top(empty, "us", 1000, 0, 0).find("no samples yet") != std::string::npos);
+	BOOST_TEST(render_top(empty, TopSource::Devices, "us", 1000, 0, 0).find("no samples yet") != std::string::npos);
+}
+
+// top --irq and --func read histograms that only grow, while they
+// aggregate: each window is what they gained since the last reading, the
+// totals are every window since the start, and the heading says what
+// kprof.ko could not aggregate.
+BOOST_AUTO_TEST_CASE(readings_of_a_growing_source)
+{
+	const TopState::Key hard{"handler", "kprof_pktproc", 24}, run{"entry_to_running", "kprof_pktproc", 24};
+	TopState st;
+	st.start({});
+	st.reading({{hard, hist({1000, 2000})}}, 1.0, 0);
+	st.reading({{hard, hist({1000, 2000, 3000, 4000, 5000})}, {run, hist({70000})}}, 0.5, 7);
+	const auto &h = st.rows().at(hard);
+	BOOST_TEST(h.last.count() == 3u);	// 3000, 4000, 5000
+	BOOST_TEST(h.last.max() == 5000u);
+	BOOST_TEST(h.rate == 6.0);
+	BOOST_TEST(h.total.count() == 5u);
+	BOOST_TEST(st.rows().at(run).total.count() == 1u);
+	BOOST_TEST(st.lost() == 7u);
+	const std::string irq = render_top(st, TopSource::Irqs, "us", 1000, 0, 0);
+	BOOST_TEST(irq.find("kprof.ko's IRQ tracker") != std::string::npos, irq);
+	BOOST_TEST(irq.find("(girq_agg_slots, the budget): 7") != std::string::npos, irq);
+	BOOST_TEST(irq.find("24 kprof_pktproc entry_to_running") != std::string::npos, irq);
+	const std::string fn = render_top(TopState(), TopSource::Functions, "us", 1000, 0, 0);
+	BOOST_TEST(fn.find("FUNCTION") != std::string::npos, fn);
+	BOOST_TEST(fn.find("calls the probes could not time since the start: 0") != std::string::npos, fn);
+	// A source that went back (a reloaded module) is not a window.
+	BOOST_CHECK_THROW(st.reading({{hard, hist({1000})}}, 1.0, 0), std::invalid_argument);
 }

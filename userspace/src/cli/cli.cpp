@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <ostream>
 #include <sstream>
+#include <type_traits>
 
 namespace kprof {
 
@@ -76,6 +78,14 @@ const auto kPrometheusFile = CLI::Validator(
 		}
 	},
 	"");
+
+// The collecting commands' workload form, for their --help.
+const char *const kProgramHelp =
+	"With -- PROGRAM [ARGS...] after the options, kprofctl runs PROGRAM once the window is open and\n"
+	"ends the window when it exits (or at -d, or on Ctrl-C: if it still runs then, kprofctl sends it SIGTERM), as perf\n"
+	"does; the report names it and how it ended, and kprofctl exits with its status (a shell's: 128 +\n"
+	"the signal if one killed it), unless irq -T's threshold was hit (2). E.g.\n"
+	"  kprofctl func -m mydrv -- ./run-traffic.sh 10";
 
 void add_instance(CLI::App *cmd, std::string &dest)
 {
@@ -239,6 +249,9 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 	add_func();
 	add_diff();
 
+	for (auto *cmd : {latency_cmd_, irq_cmd_, func_cmd_})
+		cmd->footer(cmd->get_footer() + "\n" + kProgramHelp);
+
 	counters_cmd_ = app_.add_subcommand("counters", "show kprof's per-device counters from debugfs");
 	counters_cmd_->add_flag("--json", counters_.json, "print JSON");
 	counters_cmd_->add_flag("--reset", counters_.reset, "zero the counters and histograms after showing them");
@@ -251,7 +264,8 @@ void Cli::add_top()
 	for (const auto &e : kEvents)
 		if (e.source == Source::Device)
 			labels.emplace_back(e.label);
-	top_cmd_ = app_.add_subcommand("top", "a live view of every kprof device's latency, refreshed each interval");
+	top_cmd_ = app_.add_subcommand("top", "a live view of every kprof device's latency (or of IRQs, or of functions), "
+					      "refreshed each interval");
 	top_cmd_->add_option("-d,--duration", top_duration_, "how long to run (default: until q or Ctrl-C)")
 		->type_name("DURATION")
 		->check(kDuration);
@@ -262,7 +276,26 @@ void Cli::add_top()
 		->take_all()
 		->check(CLI::IsMember(labels))
 		->type_name("EVENT");
-	top_cmd_->add_option("--device", top_.device, "only this kprof device")->check(kNameCheck)->type_name("NAME");
+	auto *dev = top_cmd_->add_option("--device", top_.device, "only this kprof device")->check(kNameCheck)->type_name("NAME");
+	auto *irq = top_cmd_->add_flag("--irq", top_.irq,
+				       "every IRQ action's latency from the IRQ tracker, as 'kprofctl irq --in-kernel' "
+				       "measures it");
+	auto *fn = top_cmd_->add_option("--func", top_.functions,
+					"these functions' call latency, as 'kprofctl func' measures it (repeatable)")
+			   ->take_all()
+			   ->type_name("FUNCTION");
+	auto *mod = top_cmd_->add_option("-m,--module", top_.module, "every function of this loaded module")
+			    ->check(kNameCheck)
+			    ->type_name("MODULE");
+	top_cmd_->add_option("--match", top_.match, "with -m, only the functions whose names match this glob")
+		->type_name("GLOB")
+		->needs(mod);
+	for (auto *o : {fn, mod})
+		o->excludes(irq);
+	for (auto *o : {irq, fn, mod}) {
+		o->excludes(top_cmd_->get_option("--event"));
+		o->excludes(dev);
+	}
 	top_cmd_->add_option("-u,--unit", top_.unit, "unit of the table: ns, us or ms (default: us)")
 		->check(CLI::IsMember({"ns", "us", "ms"}))
 		->type_name("UNIT");
@@ -274,7 +307,14 @@ void Cli::add_top()
 		"are counted against kprof.ko's always-on totals (kprof/<dev>/latency) and shown as MISSED,\n"
 		"never dropped silently. The terminal and the aggregation are restored on q, Ctrl-C, SIGTERM\n"
 		"and SIGHUP, and the last table stays printed. When the output is not a terminal, each\n"
-		"refresh is printed in turn, without escape sequences.");
+		"refresh is printed in turn, without escape sequences.\n"
+		"With --irq, the IRQ tracker's histograms (kprof/girq_aggregate), one line per IRQ action and\n"
+		"event; with --func or -m, kprof.ko's function probes (kprof/func), one line per function.\n"
+		"Those are read while they aggregate, without pausing: each window is what the histograms\n"
+		"gained since the last read, so there are no read gaps; what kprof.ko could not aggregate\n"
+		"(no histogram slot, calls it could not time) is counted in the heading. E.g.\n"
+		"  kprofctl top --irq\n"
+		"  kprofctl top -m kprof_pktproc --match 'pktproc_*'");
 }
 
 void Cli::add_func()
@@ -292,6 +332,7 @@ void Cli::add_func()
 		->check(kDuration)
 		->type_name("DURATION");
 	add_report_options(func_cmd_, func_, func_raw_);
+	add_window_options(func_cmd_, func_, func_raw_);
 	func_cmd_->footer(
 		"kprof.ko puts a kretprobe on each function for the run (kprof/func in debugfs) and keeps, per\n"
 		"CPU, a histogram of the time from each call's entry to its return, in kprofctl's bucket layout:\n"
@@ -376,6 +417,8 @@ void Cli::finish_top()
 	}
 	if (top_.interval < std::chrono::milliseconds(100))
 		throw CLI::ValidationError("--interval: at least 100ms, not " + top_interval_);
+	if (top_.module && !top_.functions.empty())
+		throw CLI::ValidationError("top: --func names functions, -m takes a module's: one or the other");
 }
 
 // How a report looks: what collecting and reading a file share.
@@ -431,6 +474,21 @@ void Cli::add_collect_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw)
 		->check(CLI::Validator(CLI::Range(1u, 4u * 1024 * 1024)).description(""))
 		->type_name("KiB");
 	add_instance(cmd, o.instance);
+	add_window_options(cmd, o, raw);
+}
+
+void Cli::add_window_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw)
+{
+	cmd->add_option("--dma-latency", o.dma_latency_us,
+			"hold /dev/cpu_dma_latency at US microseconds while measuring, as cyclictest and rtla do "
+			"(0: no deep C-state), so that C-state exit is not taken for driver latency")
+		->check(CLI::Validator(CLI::Range(0u, 2000000000u)).description(""))
+		->type_name("US");
+	cmd->add_option("-P,--priority", raw.priority,
+			"kprofctl's own scheduling while it collects, as rtla's -P: f:N (SCHED_FIFO), r:N (SCHED_RR) "
+			"or o:N (SCHED_OTHER at nice N); a program after -- keeps the default")
+		->check(parses([](const std::string &v) { parse_priority(v); }))
+		->type_name("PRIO");
 }
 
 void Cli::finish_collect(CollectOptions &o, const RawCollect &raw)
@@ -440,6 +498,8 @@ void Cli::finish_collect(CollectOptions &o, const RawCollect &raw)
 			o.duration = parse_duration(raw.duration);
 		if (!raw.cpus.empty())
 			o.cpus = parse_cpu_list(raw.cpus);
+		if (!raw.priority.empty())
+			o.priority = parse_priority(raw.priority);
 		o.divisor = parse_unit(o.unit);
 	} catch (const std::invalid_argument &e) {
 		throw CLI::ValidationError(e.what());
@@ -448,9 +508,32 @@ void Cli::finish_collect(CollectOptions &o, const RawCollect &raw)
 
 Command Cli::parse(const std::vector<std::string> &args)
 {
-	// CLI11 consumes a vector in reverse order.
-	std::vector<std::string> rev(args.rbegin(), args.rend());
+	// "-- PROGRAM ARGS" is the collecting commands' workload: CLI11 sees
+	// what comes before it only, in reverse order, as it consumes a vector.
+	const auto dash = std::find(args.begin(), args.end(), "--");
+	std::vector<std::string> rev(std::make_reverse_iterator(dash), args.rend());
 	app_.parse(rev);
+	Command cmd = parsed();
+	if (dash == args.end())
+		return cmd;
+	const std::vector<std::string> program(dash + 1, args.end());
+	if (program.empty())
+		throw CLI::ValidationError("--: name the PROGRAM to run after it");
+	std::visit(
+		[&](auto &o) {
+			using T = std::decay_t<decltype(o)>;
+			if constexpr (std::is_same_v<T, LatencyOptions> || std::is_same_v<T, IrqOptions> ||
+				      std::is_same_v<T, FuncOptions>)
+				o.command = program;
+			else
+				throw CLI::ValidationError("-- PROGRAM: only latency, irq and func run a program");
+		},
+		cmd);
+	return cmd;
+}
+
+Command Cli::parsed()
+{
 	if (version_)
 		return VersionRequest{};
 	if (status_cmd_->parsed())

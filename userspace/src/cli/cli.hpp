@@ -39,9 +39,11 @@ private:
 	EnableOptions enable_, disable_;
 	// -d and -c as typed, parsed after CLI11 is done.
 	struct RawCollect {
-		std::string duration, cpus;
+		std::string duration, cpus, priority;
 	};
 	void add_collect_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw);
+	static void add_window_options(CLI::App *cmd, CollectOptions &o, RawCollect &raw);
+	Command parsed();
 	static void finish_collect(CollectOptions &o, const RawCollect &raw);
 
 	LatencyOptions latency_;

@@ -4,6 +4,8 @@
 // of CLI11, whose header costs every file that includes it 12 s to compile.
 #pragma once
 
+#include "core/parse.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -54,6 +56,9 @@ struct CollectOptions {
 	std::optional<std::string> prometheus;	// --prometheus FILE: counters that add up across runs
 	std::optional<std::string> output;	// -o FILE: the report there, not on stdout
 	std::optional<std::string> save;	// --save FILE: the JSON report there too (kprofctl diff)
+	std::vector<std::string> command;	// -- PROGRAM ARGS: the window lasts while it runs
+	std::optional<unsigned> dma_latency_us;	// --dma-latency: held in /dev/cpu_dma_latency meanwhile
+	std::optional<Priority> priority;	// -P: kprofctl's own scheduling while collecting
 };
 
 struct LatencyOptions : CollectOptions {
@@ -92,8 +97,14 @@ struct CountersOptions {
 	std::optional<std::string> device;
 };
 
-// kprofctl top: a live view of kprof.ko's in-kernel histograms.
+// kprofctl top: a live view of kprof.ko's in-kernel histograms: of the
+// devices' hooks, or (--irq) of the IRQ tracker, or (--func, -m) of
+// function probes.
 struct TopOptions {
+	bool irq = false;
+	std::vector<std::string> functions;		// --func; or
+	std::optional<std::string> module;		// -m: a module's functions
+	std::string match = "*";			// --match: ... whose names match
 	std::chrono::nanoseconds duration{0};		// 0: until q or Ctrl-C
 	std::chrono::nanoseconds interval{std::chrono::seconds(1)};
 	std::vector<std::string> events;		// -e labels; empty: all

@@ -6,6 +6,9 @@
 #include "cli/options.hpp"
 
 #include <csignal>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace kprof {
 
@@ -23,6 +26,14 @@ int run_report(const ReportOptions &opts);
 int run_top(const TopOptions &opts);
 int run_func(const FuncOptions &opts);
 int run_diff(const DiffOptions &opts);
+
+class FuncProbes;
+// Probe @functions, or every function of @module whose name matches the
+// glob @match (func.cpp); returns how many. A named function that cannot
+// be probed is an error; of a module's, the refused ones are listed on
+// stderr and the others probed.
+size_t add_functions(FuncProbes &probes, const std::vector<std::string> &functions,
+		     const std::optional<std::string> &module, const std::string &match);
 
 // "kprof:kprof_batch"-style names of the events in @tracing_dir matching
 // @pattern: SYSTEM:EVENT or EVENT, globs allowed. Throws UsageError if none.

@@ -19,17 +19,18 @@ namespace kprof {
 
 namespace {
 
-// The functions asked for: named, or those of -m's module matching --match.
-std::vector<std::string> functions_of(const FuncOptions &opts)
+// The functions asked for: named, or those of @module matching @match.
+std::vector<std::string> functions_of(const std::vector<std::string> &functions,
+				      const std::optional<std::string> &module, const std::string &match)
 {
-	if (!opts.module)
-		return opts.functions;
+	if (!module)
+		return functions;
 	const auto text = sys::read_file("/proc/kallsyms");
 	if (!text)
 		throw std::runtime_error("cannot read /proc/kallsyms");
-	auto fns = module_functions(*text, *opts.module, opts.match);
+	auto fns = module_functions(*text, *module, match);
 	if (fns.empty())
-		throw UsageError("no function of module '" + *opts.module + "' matches '" + opts.match +
+		throw UsageError("no function of module '" + *module + "' matches '" + match +
 				 "' in /proc/kallsyms (is the module loaded? 'lsmod' lists them)");
 	return fns;
 }
@@ -67,6 +68,12 @@ size_t add_all(FuncProbes &probes, const std::vector<std::string> &fns, bool nam
 
 }  // namespace
 
+size_t add_functions(FuncProbes &probes, const std::vector<std::string> &functions,
+		     const std::optional<std::string> &module, const std::string &match)
+{
+	return add_all(probes, functions_of(functions, module, match), !module);
+}
+
 int run_func(const FuncOptions &opts)
 {
 	const Plan plan = base_plan(Source::Device, opts);
@@ -74,16 +81,19 @@ int run_func(const FuncOptions &opts)
 		throw std::runtime_error("kprofctl func reads kprof.ko's function probes in debugfs, which is not "
 					 "mounted (mount -t debugfs none /sys/kernel/debug)");
 	FuncProbes probes(*plan.dbg);
-	const size_t n = add_all(probes, functions_of(opts), !opts.module);
+	const size_t n = add_functions(probes, opts.functions, opts.module, opts.match);
 	Report rep;
 	rep.title = "func";
-	const Window window;
 	probes.start();
+	Window window(opts);	// after start: the program's first call is counted
 	std::cerr << "kprofctl: measuring " << n << (n == 1 ? " function" : " functions")
-		  << (opts.duration.count() ? "" : "; Ctrl-C to stop") << "\n";
-	wait_for_end(opts.duration);
+		  << (!opts.command.empty() ? " while " + opts.command[0] + " runs"
+		      : opts.duration.count() ? ""
+					      : "; Ctrl-C to stop")
+		  << "\n";
+	window.wait();
 	probes.stop();
-	window.close(rep);
+	window.close().into(rep);
 	KernelStats ks;
 	load_func_hist(probes.read(), opts.per_cpu, ks, rep.funcs);
 	rep.in_kernel = true;
@@ -94,7 +104,7 @@ int run_func(const FuncOptions &opts)
 	rep.check_note = "function probes: no events, nothing to cross-check";
 	fill_rows(opts, ks.totals, ks.per_cpu, rep);
 	render(opts, rep);
-	return 0;
+	return exit_status(rep);
 }
 
 }  // namespace kprof

@@ -169,7 +169,7 @@ int run_in_kernel(const IrqOptions &opts, const Plan &plan)
 		rep.check_note += "; " + note;
 	fill_rows(opts, ks.totals, ks.per_cpu, rep);
 	render(opts, rep);
-	return 0;
+	return exit_status(rep);
 }
 
 }  // namespace
@@ -211,12 +211,12 @@ int run_irq(const IrqOptions &opts)
 	}
 	render(opts, rep);
 	if (!watcher)
-		return 0;
+		return exit_status(rep);
 	if (!opts.json)
 		print_analyses(opts, *watcher, analyses);
 	if (opts.trace_file)
 		write_trace(*opts.trace_file, analyses, watcher->analyzer().threshold());
-	return watcher->analyzer().hits() ? 2 : 0;	// rtla's convention
+	return watcher->analyzer().hits() ? 2 : exit_status(rep);	// a hit first: rtla's convention
 }
 
 }  // namespace kprof

@@ -65,7 +65,7 @@ int run_in_kernel(const LatencyOptions &opts, const Plan &plan)
 	rep.unpaired = counter_moved(c0, c1, "unpaired_runs", opts.device);
 	fill_rows(opts, ks.totals, ks.per_cpu, rep);
 	render(opts, rep);
-	return 0;
+	return exit_status(rep);
 }
 
 }  // namespace
@@ -94,7 +94,7 @@ int run_latency(const LatencyOptions &opts)
 		rep.unpaired = counter_moved(*c.counters0, *c.counters1, "unpaired_runs", opts.device);
 	fill_rows(opts, agg.totals(), agg.per_cpu(), rep);
 	render(opts, rep);
-	return 0;
+	return exit_status(rep);
 }
 
 }  // namespace kprof

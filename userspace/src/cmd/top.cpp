@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <iostream>
 
 namespace kprof {
@@ -169,10 +170,105 @@ std::map<TopState::Key, Histogram> read_window(const std::string &dbg, const Top
 	return std::move(ks.totals);
 }
 
-std::string frame(const TopState &st, const TopOptions &opts, const Screen &screen)
+// The live view: a frame each interval until q, -d or a signal; @close
+// ends a window of @seconds and feeds @st. The terminal is restored when
+// this returns the last frame (empty if it was not a terminal, where
+// every frame is printed already).
+std::string live(const TopOptions &opts, TopSource src, TopState &st, const std::function<void(double)> &close)
 {
-	const auto [cols, lines] = screen.size();
-	return render_top(st, opts.unit, opts.divisor, cols, lines);
+	Screen screen;
+	auto show = [&] {
+		const auto [cols, lines] = screen.size();
+		std::string f = render_top(st, src, opts.unit, opts.divisor, cols, lines);
+		screen.show(f);
+		return f;
+	};
+	const auto t0 = Clock::now();
+	auto opened = t0;
+	std::string last = show();
+	const auto end = opts.duration.count() ? t0 + opts.duration : Clock::time_point::max();
+	while (!g_stop) {
+		const auto until = std::min(opened + opts.interval, end);
+		bool quit = false;
+		while (!g_stop && !quit && Clock::now() < until) {
+			const char c = screen.key(until);
+			quit = c == 'q' || c == 'Q';
+			if (c == 'r' || c == 'R')
+				st.reset();
+		}
+		if (g_stop)
+			break;
+		const auto closed = Clock::now();
+		close(std::chrono::duration<double>(closed - opened).count());
+		opened = Clock::now();
+		last = show();
+		if (quit || closed >= end)
+			break;
+	}
+	return screen.tty() ? last : std::string();
+}
+
+// The devices' hooks: kprof/aggregate frozen, read and started again
+// each window; the gaps counted against the always-on totals.
+std::string top_devices(const std::string &dbg, const TopOptions &opts)
+{
+	if (opts.device && chosen_devices(dbg, opts).empty())
+		throw UsageError("no kprof device '" + *opts.device + "'; 'kprofctl status' lists them");
+	TopState st;
+	HooksOn hooks(dbg + "/" + kEnableFile);
+	st.start(read_counts(dbg, opts));
+	Aggregation agg(dbg + "/" + kAggregateFile);
+	return live(opts, TopSource::Devices, st, [&](double seconds) {
+		agg.freeze();
+		auto hists = read_window(dbg, opts);
+		auto counts = read_counts(dbg, opts);
+		agg.restart();
+		st.window(hists, seconds, counts);
+	});
+}
+
+// Histograms read while they aggregate (state @on) into @st's next window.
+void read_growing(TopState &st, double seconds, const KernelStats &ks, uint64_t lost, AggState on)
+{
+	if (ks.state != on)
+		throw std::runtime_error("the in-kernel aggregation was switched by someone else meanwhile");
+	st.reading(ks.totals, seconds, lost);
+}
+
+// The IRQ tracker's histograms (kprof/girq_aggregate), on for the run.
+std::string top_irqs(const std::string &dbg, const TopOptions &opts)
+{
+	TopState st;
+	st.start({});
+	Aggregation agg(dbg + "/" + kGirqAggregateFile);
+	const std::string file = dbg + "/" + kGirqHistFile;
+	return live(opts, TopSource::Irqs, st, [&](double seconds) {
+		const auto text = sys::read_file(file);
+		if (!text)
+			throw std::runtime_error("cannot read " + file);
+		KernelStats ks;
+		load_girq_hist(*text, {}, false, ks);
+		read_growing(st, seconds, ks, ks.untracked, AggState::On);
+	});
+}
+
+// Function probes (kprof/func) for the run, as kprofctl func puts them.
+std::string top_functions(const std::string &dbg, const TopOptions &opts)
+{
+	FuncProbes probes(dbg);
+	add_functions(probes, opts.functions, opts.module, opts.match);
+	TopState st;
+	st.start({});
+	probes.start();
+	return live(opts, TopSource::Functions, st, [&](double seconds) {
+		KernelStats ks;
+		std::vector<FuncCounts> funcs;
+		load_func_hist(probes.read(), false, ks, funcs);
+		uint64_t lost = 0;
+		for (const auto &f : funcs)
+			lost += f.lost();
+		read_growing(st, seconds, ks, lost, AggState::On);
+	});
 }
 
 }  // namespace
@@ -185,45 +281,9 @@ int run_top(const TopOptions &opts)
 	if (!dbg)
 		throw std::runtime_error("kprofctl top reads kprof.ko's histograms from debugfs, which is not mounted "
 					 "(mount -t debugfs none /sys/kernel/debug)");
-	if (opts.device && chosen_devices(*dbg, opts).empty())
-		throw UsageError("no kprof device '" + *opts.device + "'; 'kprofctl status' lists them");
-
-	TopState st;
-	std::string last;
-	{
-		HooksOn hooks(*dbg + "/" + kEnableFile);
-		st.start(read_counts(*dbg, opts));
-		Aggregation agg(*dbg + "/" + kAggregateFile);
-		Screen screen;
-		const auto t0 = Clock::now();
-		auto opened = t0;
-		screen.show(last = frame(st, opts, screen));
-		const auto end = opts.duration.count() ? t0 + opts.duration : Clock::time_point::max();
-		while (!g_stop) {
-			const auto until = std::min(opened + opts.interval, end);
-			bool quit = false;
-			while (!g_stop && !quit && Clock::now() < until) {
-				const char c = screen.key(until);
-				quit = c == 'q' || c == 'Q';
-				if (c == 'r' || c == 'R')
-					st.reset();
-			}
-			if (g_stop)
-				break;
-			agg.freeze();
-			const auto closed = Clock::now();
-			auto hists = read_window(*dbg, opts);
-			auto counts = read_counts(*dbg, opts);
-			agg.restart();
-			st.window(hists, std::chrono::duration<double>(closed - opened).count(), counts);
-			opened = Clock::now();
-			screen.show(last = frame(st, opts, screen));
-			if (quit || closed >= end)
-				break;
-		}
-		if (!screen.tty())
-			return 0;	// every frame is printed already
-	}	// the terminal and the aggregation restored
+	const std::string last = opts.irq			      ? top_irqs(*dbg, opts)
+				 : opts.module || !opts.functions.empty() ? top_functions(*dbg, opts)
+									  : top_devices(*dbg, opts);
 	std::cout << last;	// the last table stays on the terminal
 	return 0;
 }

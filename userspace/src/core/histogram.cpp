@@ -78,6 +78,34 @@ void Histogram::finish(uint64_t count, uint64_t sum, uint64_t min, uint64_t max)
 			}
 }
 
+Histogram Histogram::gained(const Histogram &now, const Histogram &before)
+{
+	if (before.count_ > now.count_)
+		throw std::invalid_argument("a histogram that only grows lost samples");
+	Histogram d;
+	size_t lo = kBuckets, hi = 0;
+	for (const auto &[index, n] : now.buckets()) {
+		const uint64_t was = before.bucket(index);
+		if (was > n)
+			throw std::invalid_argument("a histogram that only grows lost samples in a bucket");
+		if (n == was)
+			continue;
+		d.add_bucket(index, n - was);
+		lo = std::min(lo, index);
+		hi = std::max(hi, index);
+	}
+	const uint64_t count = now.count_ - before.count_;
+	if (!count)
+		return d;
+	const double sum = now.mean() * double(now.count_) - before.mean() * double(before.count_);
+	const uint64_t min = before.count_ && now.min() < before.min() ? now.min()
+			     : std::max(now.min(), lowest_of(lo));
+	const uint64_t max = before.count_ && now.max() > before.max() ? now.max()
+			     : std::min(now.max(), lowest_of(hi) + width_of(hi) - 1);
+	d.finish(count, uint64_t(std::max(0.0, sum) + 0.5), std::min(min, max), max);
+	return d;
+}
+
 void Histogram::merge(const Histogram &o)
 {
 	if (!o.count_)

@@ -74,6 +74,13 @@ public:
 	// (index, count) of every non-empty bucket, in value order.
 	std::vector<std::pair<size_t, uint64_t>> buckets() const;
 
+	// What a histogram that only grows (kprof.ko's, read while it
+	// aggregates) gained from @before to @now: the buckets' difference.
+	// The min and max are exact when they moved; otherwise they are the
+	// edges of the lowest and highest bucket gained, within @now's range.
+	// Throws std::invalid_argument if @now lacks something @before had.
+	static Histogram gained(const Histogram &now, const Histogram &before);
+
 	static size_t index_of(uint64_t v) { return kprof_hist_index(v); }
 	static uint64_t lowest_of(size_t index);
 	static uint64_t width_of(size_t index);

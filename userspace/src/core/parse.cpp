@@ -93,4 +93,28 @@ uint64_t parse_unit(const std::string &s)
 	throw std::invalid_argument("bad unit '" + s + "': want ns, us or ms");
 }
 
+Priority parse_priority(const std::string &s)
+{
+	using P = Priority::Policy;
+	static const struct {
+		const char *name, *abbrev;
+		P policy;
+		int lo, hi;
+	} policies[] = {{"fifo", "f", P::Fifo, 1, 99}, {"rr", "r", P::Rr, 1, 99}, {"other", "o", P::Other, -20, 19}};
+	const auto colon = s.find(':');
+	const std::string name = s.substr(0, colon), value = colon == std::string::npos ? "" : s.substr(colon + 1);
+	for (const auto &p : policies) {
+		if (name != p.name && name != p.abbrev)
+			continue;
+		int v = 0;
+		const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+		if (value.empty() || ec != std::errc() || end != value.data() + value.size() || v < p.lo || v > p.hi)
+			throw std::invalid_argument("bad priority '" + s + "': " + p.name + " takes " +
+						    (p.policy == P::Other ? "a nice value" : "a priority") + " from " +
+						    std::to_string(p.lo) + " to " + std::to_string(p.hi));
+		return {p.policy, v};
+	}
+	throw std::invalid_argument("bad priority '" + s + "': f:N (SCHED_FIFO), r:N (SCHED_RR) or o:N (SCHED_OTHER at nice N)");
+}
+
 }  // namespace kprof

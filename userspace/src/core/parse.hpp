@@ -21,4 +21,15 @@ std::vector<int> parse_cpu_list(const std::string &s, int ncpus = 0);
 // A time unit for reports: "ns", "us" or "ms" -> divisor from ns.
 uint64_t parse_unit(const std::string &s);
 
+// A scheduling policy and its priority, for kprofctl's own reader (-P).
+struct Priority {
+	enum class Policy { Fifo, Rr, Other } policy = Policy::Other;
+	int value = 0;		// real-time priority 1..99, or a nice -20..19 for Other
+	bool operator==(const Priority &) const = default;
+};
+
+// rtla's -P: "f:N" or "fifo:N" (SCHED_FIFO, 1..99), "r:N" or "rr:N"
+// (SCHED_RR), "o:N" or "other:N" (SCHED_OTHER at nice N, -20..19).
+Priority parse_priority(const std::string &s);
+
 }  // namespace kprof

@@ -227,6 +227,19 @@ nlohmann::json bucket_layout()
 	return {{"sub_bucket_bits", Histogram::kSubBucketBits}, {"buckets", Histogram::kBuckets}};
 }
 
+std::string describe(const WorkloadEnd &w)
+{
+	std::string cmd;
+	for (const auto &a : w.command)
+		cmd += (cmd.empty() ? "" : " ") + a;
+	if (!w.signal)
+		return cmd + ", exited with status " + std::to_string(w.status);
+	const char *name = sigabbrev_np(w.signal);
+	return cmd + ", killed by SIG" + (name ? name : std::to_string(w.signal)) +
+	       (w.ended_by_kprofctl ? " (still running when the window closed: kprofctl ended it)" : "") +
+	       ", status " + std::to_string(w.status);
+}
+
 std::string row_name(const ReportRow &row)
 {
 	return row.irq < 0 ? row.device : std::to_string(row.irq) + " " + row.device;
@@ -237,7 +250,10 @@ std::string render_text(const Report &r)
 	std::ostringstream o;
 	const double div = double(r.divisor);
 	o << "kprof " << r.title << " report: " << fmt(r.duration_s) << " s (kprofctl used " << fmt(r.cpu_s)
-	  << " s of CPU), values in " << r.unit << "\n\n";
+	  << " s of CPU), values in " << r.unit << "\n";
+	if (r.workload)
+		o << "program: " << describe(*r.workload) << "\n";
+	o << "\n";
 	char line[512];
 	const bool irq = !r.rows.empty() && r.rows.front().irq >= 0;
 	std::snprintf(line, sizeof(line), "%-22s %-16s %4s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "EVENT",
@@ -395,6 +411,11 @@ nlohmann::json render_json(const Report &r)
 		out["threshold"] = r.threshold;
 	if (r.system)
 		out["system"] = render_system_json(*r.system);
+	if (const auto &w = r.workload)
+		out["program"] = {{"command", w->command},
+				  {"status", w->status},
+				  {"signal", w->signal ? json(w->signal) : json(nullptr)},
+				  {"ended_by_kprofctl", w->ended_by_kprofctl}};
 	return out;
 }
 

@@ -74,6 +74,14 @@ struct CrossCheck {
 	uint64_t not_read() const { return emitted > read ? emitted - read : 0; }
 };
 
+// The program a run collected around (-- PROGRAM ARGS), and how it ended.
+struct WorkloadEnd {
+	std::vector<std::string> command;
+	int status = 0;			// its exit status, or 128 + the signal that killed it, as a shell's $?
+	int signal = 0;			// the signal that killed it; 0 if it exited
+	bool ended_by_kprofctl = false;	// still running when the window closed: kprofctl sent SIGTERM
+};
+
 struct Report {
 	std::string title = "latency";	// "kprof <title> report"
 	double duration_s = 0;
@@ -110,6 +118,7 @@ struct Report {
 	// The system during the window (PSI, interrupts, vmstat); none for a
 	// report of a recorded file.
 	std::optional<SystemContext> system;
+	std::optional<WorkloadEnd> workload;
 
 	uint64_t buffer_lost() const;	// Σ CpuLoss::lost()
 	uint64_t not_read() const;	// Σ CrossCheck::not_read() + gaps outside windows
@@ -117,6 +126,15 @@ struct Report {
 	uint64_t total_missed() const;	// max(buffer_lost, not_read) + untracked + untimed_calls
 	bool lost_anything() const;	// any loss, invalid record, bad or lossy page
 };
+
+// "./load 2, exited with status 3", "sleep 60, killed by SIGTERM (...), status 143".
+std::string describe(const WorkloadEnd &w);
+
+// kprofctl's exit status for a report: the workload's, if it ran one.
+inline int exit_status(const Report &r)
+{
+	return r.workload ? r.workload->status : 0;
+}
 
 // Parse per_cpu/cpuN/stats; missing lines count as 0.
 RingStats parse_ring_stats(const std::string &text);

@@ -113,23 +113,64 @@ void TopState::window(const std::map<Key, Histogram> &hists, double seconds, con
 	}
 }
 
-std::string render_top(const TopState &s, const std::string &unit, uint64_t unit_ns, int width, int height)
+void TopState::reading(const std::map<Key, Histogram> &since_start, double seconds, uint64_t lost)
 {
-	std::vector<std::string> lines;
+	std::map<Key, Histogram> win;
+	for (const auto &[key, h] : since_start) {
+		const auto was = last_reading_.find(key);
+		win[key] = was == last_reading_.end() ? h : Histogram::gained(h, was->second);
+	}
+	last_reading_ = since_start;
+	lost_ = lost;
+	window(win, seconds, {});
+}
+
+namespace {
+
+// The heading's second line: what the totals may lack, and why.
+std::string coverage_line(const TopState &s, TopSource src)
+{
 	uint64_t uncovered = 0;
 	for (const auto &[key, row] : s.rows())
 		uncovered += row.uncovered;
+	const unsigned long long lost = s.lost();
+	char line[256];
+	if (src == TopSource::Devices)
+		std::snprintf(line, sizeof(line), "samples outside the windows (read gaps), not in the totals: %llu",
+			      (unsigned long long)uncovered);
+	else if (src == TopSource::Irqs)
+		std::snprintf(line, sizeof(line),
+			      "read while aggregating, no gaps; samples with no histogram since the start "
+			      "(girq_agg_slots, the budget): %llu", lost);
+	else
+		std::snprintf(line, sizeof(line),
+			      "read while probing, no gaps; calls the probes could not time since the start: %llu", lost);
+	return line;
+}
+
+// The name column: a device, "IRQ name" or a function.
+std::string row_label(const TopState::Key &key)
+{
+	const int irq = std::get<2>(key);
+	return irq < 0 ? std::get<1>(key) : std::to_string(irq) + " " + std::get<1>(key);
+}
+
+}  // namespace
+
+std::string render_top(const TopState &s, TopSource src, const std::string &unit, uint64_t unit_ns, int width,
+		       int height)
+{
+	static const char *const what[] = {"kprof.ko's in-kernel histograms", "kprof.ko's IRQ tracker",
+					   "kprof.ko's function probes"};
+	static const char *const column[] = {"DEVICE", "IRQ NAME", "FUNCTION"};
+	std::vector<std::string> lines;
 	char head[256];
-	std::snprintf(head, sizeof(head),
-		      "kprofctl top: kprof.ko's in-kernel histograms, %.1f s in total, windows of %.1f s (%u)  "
-		      "[q] quit  [r] reset",
-		      s.elapsed(), s.last_window(), s.windows());
+	std::snprintf(head, sizeof(head), "kprofctl top: %s, %.1f s in total, windows of %.1f s (%u)  [q] quit  [r] reset",
+		      what[int(src)], s.elapsed(), s.last_window(), s.windows());
 	lines.emplace_back(head);
-	std::snprintf(head, sizeof(head), "samples outside the windows (read gaps), not in the totals: %llu",
-		      (unsigned long long)uncovered);
-	lines.emplace_back(head);
+	lines.push_back(coverage_line(s, src));
 	lines.emplace_back("");
-	lines.push_back(cell("%-16s", "DEVICE") + cell(" %-20s", "EVENT") + cell(" %10s", "RATE/s") + "  " +
+	lines.push_back(cell("%-16s", column[int(src)]) + cell(" %-20s", "EVENT") + cell(" %10s", "RATE/s") + "  " +
 			cell("%9s", "P50") + cell(" %9s", "P99") + cell(" %9s", "MAX") + "  " + cell("%10s", "COUNT") +
 			cell(" %9s", "P50") + cell(" %9s", "P99") + cell(" %9s", "MAX") + cell(" %9s", "MISSED"));
 	lines.push_back(cell("%-16s", "") + cell(" %-20s", "") + cell(" %10s", "") + "  " +
@@ -138,12 +179,14 @@ std::string render_top(const TopState &s, const std::string &unit, uint64_t unit
 	for (const auto &[key, row] : s.rows()) {
 		char rate[32];
 		std::snprintf(rate, sizeof(rate), "%.0f", row.rate);
-		lines.push_back(cell("%-16s", std::get<1>(key)) + cell(" %-20s", std::get<0>(key)) + cell(" %10s", rate) +
+		lines.push_back(cell("%-16s", row_label(key)) + cell(" %-20s", std::get<0>(key)) + cell(" %10s", rate) +
 				"  " + stats(row.last, unit_ns) + "  " + cell("%10s", std::to_string(row.total.count())) +
 				stats(row.total, unit_ns) + cell(" %9s", std::to_string(row.uncovered)));
 	}
 	if (s.rows().empty())
-		lines.emplace_back("(no samples yet: is a kprof-instrumented driver running?)");
+		lines.emplace_back(src == TopSource::Devices ? "(no samples yet: is a kprof-instrumented driver running?)"
+				   : src == TopSource::Irqs ? "(no IRQ yet)"
+							    : "(no call returned yet)");
 	std::string out;
 	const size_t max = height > 0 ? size_t(height) : lines.size();
 	for (size_t i = 0; i < lines.size() && i < max; i++) {

@@ -18,6 +18,11 @@ namespace kprof {
 // std::runtime_error on a malformed heading line.
 std::map<std::string, uint64_t> parse_latency_counts(const std::string &text);
 
+// What kprofctl top shows: kprof devices' hooks (kprof/aggregate, read in
+// frozen windows), the IRQ tracker (kprof/girq_aggregate) or function
+// probes (kprof/func), both read while they aggregate.
+enum class TopSource { Devices, Irqs, Functions };
+
 class TopState {
 public:
 	using Key = Aggregator::Key;	// label, device, -1
@@ -34,6 +39,11 @@ public:
 	// CPUs), @seconds long, and kprof.ko's always-on sample counts per
 	// device and label read right after it was frozen.
 	void window(const std::map<Key, Histogram> &hists, double seconds, const Counts &counts);
+	// A source read while it aggregates: its histograms since the start
+	// (each only grows; the window is what it gained since the last
+	// reading), and @lost, the samples kprof.ko could not aggregate
+	// since the start.
+	void reading(const std::map<Key, Histogram> &since_start, double seconds, uint64_t lost);
 	// Start the totals again from the next window (the 'r' key).
 	void reset() { reset_ = true; }
 
@@ -47,6 +57,7 @@ public:
 	double elapsed() const { return elapsed_; }	// seconds the totals cover
 	double last_window() const { return last_; }
 	unsigned windows() const { return windows_; }
+	uint64_t lost() const { return lost_; }
 
 private:
 	std::map<Key, Row> rows_;
@@ -55,10 +66,14 @@ private:
 	bool started_ = false, reset_ = false;
 	double elapsed_ = 0, last_ = 0;
 	unsigned windows_ = 0;
+	std::map<Key, Histogram> last_reading_;	// reading()'s since the start
+	uint64_t lost_ = 0;
 };
 
-// The screen: a heading, then one line per device and event, cut to
-// @width columns and @height lines (0: no limit). @unit_ns: ns per unit.
-std::string render_top(const TopState &s, const std::string &unit, uint64_t unit_ns, int width, int height);
+// The screen: a heading, then one line per device (IRQ action, function)
+// and event, cut to @width columns and @height lines (0: no limit).
+// @unit_ns: ns per unit.
+std::string render_top(const TopState &s, TopSource src, const std::string &unit, uint64_t unit_ns, int width,
+		       int height);
 
 }  // namespace kprof

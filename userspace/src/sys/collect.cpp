@@ -43,32 +43,6 @@ std::string cpumask_hex(const std::vector<int> &cpus)
 
 }  // namespace
 
-void wait_for_end(std::chrono::nanoseconds duration)
-{
-	const auto start = Clock::now();
-	while (!g_stop && !(duration.count() && Clock::now() - start >= duration))
-		std::this_thread::sleep_for(std::chrono::milliseconds(20));
-}
-
-Window::Window() : start_(Clock::now()), cpu0_(sys::cpu_seconds()), sys0_(sys::system_snapshot()) {}
-
-Window::End Window::close() const
-{
-	End e;
-	e.duration_s = std::chrono::duration<double>(Clock::now() - start_).count();
-	e.cpu_s = sys::cpu_seconds() - cpu0_;
-	e.system = system_between(sys0_, sys::system_snapshot(), e.duration_s);
-	return e;
-}
-
-void Window::close(Report &rep) const
-{
-	auto e = close();
-	rep.duration_s = e.duration_s;
-	rep.cpu_s = e.cpu_s;
-	rep.system = std::move(e.system);
-}
-
 FuncProbes::FuncProbes(const std::string &dbg) : path_(dbg + "/" + kFuncFile)
 {
 	fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
@@ -118,9 +92,9 @@ void in_kernel_window(const Plan &plan, const char *file, const CollectOptions &
 					 "(mount -t debugfs none /sys/kernel/debug)");
 	{
 		Aggregation agg(*plan.dbg + "/" + file);
-		const Window window;
-		wait_for_end(opts.duration);
-		window.close(rep);
+		Window window(opts);
+		window.wait();
+		window.close().into(rep);
 		agg.freeze();
 		read();
 		if (ks.samples && ks.state != AggState::Frozen)
@@ -412,13 +386,11 @@ Collected Session::collect(const CollectOptions &opts, Aggregator &agg)
 	}
 
 	const bool tty = isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
-	const Window window;
+	Window window(opts);
 	const auto start = window.start();
 	auto last_progress = start;
-	while (!g_stop && !(watcher_ && watcher_->stop())) {
+	while (!window.over() && !(watcher_ && watcher_->stop())) {
 		const auto now = Clock::now();
-		if (opts.duration.count() && now - start >= opts.duration)
-			break;
 		pace(drain(Drain::Pass, agg, c), now);
 		if (tty && now - last_progress >= kProgressEvery) {
 			progress(now - start, c);
@@ -427,14 +399,9 @@ Collected Session::collect(const CollectOptions &opts, Aggregator &agg)
 		Clock::duration wait = watcher_ ? kWatchedWait : kIdleWait;
 		if (tty)
 			wait = std::min<Clock::duration>(wait, kProgressEvery);
-		if (opts.duration.count())
-			wait = std::min<Clock::duration>(wait, start + opts.duration - Clock::now());
-		wait_for_data(wait);
+		wait_for_data(window.wait_at_most(wait));
 	}
-	auto end = window.close();
-	c.duration_s = end.duration_s;
-	c.cpu_s = end.cpu_s;
-	c.system = std::move(end.system);
+	c.window = window.close();
 	drain(Drain::Pass, agg, c);	// everything drained so far has seq <= e1
 	c.e1 = read_emitted();
 	if (c.e1)
@@ -458,9 +425,7 @@ Collected Session::collect(const CollectOptions &opts, Aggregator &agg)
 void account_loss(const Plan &plan, const Collected &c, const Aggregator &agg, const std::optional<std::string> &device,
 		  Report &rep)
 {
-	rep.duration_s = c.duration_s;
-	rep.cpu_s = c.cpu_s;
-	rep.system = c.system;
+	c.window.into(rep);
 	rep.loss = c.loss;
 	for (size_t i = 0; i < rep.loss.size(); i++)
 		rep.loss[i].ring = ring_delta(c.ring0[i], c.ring1[i]);

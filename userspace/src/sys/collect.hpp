@@ -14,6 +14,7 @@
 #include "core/pace.hpp"
 #include "core/report.hpp"
 #include "core/tep.hpp"
+#include "sys/window.hpp"
 
 #include <chrono>
 #include <functional>
@@ -81,29 +82,6 @@ private:
 	int fd_ = -1;
 };
 
-// Until @duration is over (0: none) or a signal came.
-void wait_for_end(std::chrono::nanoseconds duration);
-
-// A collection window, from construction to close(): its length,
-// kprofctl's CPU time and the system's counters over it.
-class Window {
-public:
-	struct End {
-		double duration_s = 0, cpu_s = 0;
-		SystemContext system;
-	};
-	Window();
-	std::chrono::steady_clock::time_point start() const { return start_; }
-	End close() const;
-	// close() into @rep.
-	void close(Report &rep) const;
-
-private:
-	std::chrono::steady_clock::time_point start_;
-	double cpu0_;
-	SystemSnapshot sys0_;
-};
-
 // The machine checks every plan makes (root, tracefs, kprof.ko, -c) and
 // the debugfs directory. Throws UsageError for a CPU that does not exist.
 Plan base_plan(Source source, const CollectOptions &opts);
@@ -115,9 +93,7 @@ struct Collected {
 	std::optional<DeviceCounters> counters0, counters1;
 	std::optional<Aggregator::Emitted> e0, e1;
 	uint64_t events = 0, invalid = 0, other = 0;
-	double duration_s = 0;
-	double cpu_s = 0;			// kprofctl's CPU time over the window
-	SystemContext system;			// the system over the window
+	Window::End window;
 	std::string note;			// something the report should say
 };
 
