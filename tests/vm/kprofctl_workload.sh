@@ -63,7 +63,7 @@ expect_eq "cpu_dma_latency after" "$(dma)" "$before"
 kprofctl func -P f:50 -d 30 pktproc_poll -- \
 	sh -c 'awk "{ print \$40, \$41 }" /proc/$PPID/stat >/tmp/prio; awk "{ print \$40, \$41 }" /proc/$$/stat >>/tmp/prio' \
 	>/dev/null 2>/tmp/prio.err || fail "-P f:50: $(cat /tmp/prio.err)"
-expect_eq "-P f:50: kprofctl's rt_priority and policy, then its program's" "$(cat /tmp/prio | xargs)" "50 1 0 0"
+expect_eq "-P f:50: kprofctl's rt_priority and policy, then its program's" "$(xargs </tmp/prio)" "50 1 0 0"
 rc=0
 kprofctl latency -P f:0 -d 1 >/dev/null 2>/tmp/p.err || rc=$?
 expect_eq "-P f:0: exit" "$rc" 2

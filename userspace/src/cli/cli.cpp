@@ -363,7 +363,7 @@ void Cli::add_diff()
 			->type_name("FILE");
 	diff_cmd_->add_option("--fail-if", diff_.fail_if,
 			      "exit 1 if a row's METRIC is significantly slower and grew by more than this: "
-			      "METRIC+N% or METRIC+DURATION, METRIC one of mean, p50, p90, p99, p99.9 "
+			      "METRIC+N% or METRIC+DURATION, METRIC one of " + rule_metrics() + " "
 			      "(e.g. p99+10%, mean+20us; repeatable)")
 		->check(parses([](const std::string &v) { parse_rule(v); }))
 		->type_name("RULE");

@@ -259,6 +259,14 @@ bool Rule::hit(const Change &c) const
 	return relative ? c.after > c.before * (1 + amount / 100) : c.after - c.before > amount;
 }
 
+std::string rule_metrics()
+{
+	std::string out = "mean";
+	for (const auto &p : kPercentiles)
+		out += std::string(", ") + p.name;
+	return out;
+}
+
 Rule parse_rule(const std::string &s)
 {
 	const auto plus = s.find('+');
@@ -271,7 +279,7 @@ Rule parse_rule(const std::string &s)
 	if (r.metric == "max")
 		throw std::invalid_argument("'" + s + "': the max is one value, with no interval to test; use p99.9");
 	if (!metrics.count(r.metric))
-		throw std::invalid_argument("'" + s + "': no metric '" + r.metric + "' (mean, p50, p90, p99, p99.9)");
+		throw std::invalid_argument("'" + s + "': no metric '" + r.metric + "' (" + rule_metrics() + ")");
 	const std::string amount = s.substr(plus + 1);
 	if (amount.back() == '%') {
 		size_t used = 0;

@@ -116,6 +116,8 @@ struct Rule {
 };
 // std::invalid_argument with a message for the user.
 Rule parse_rule(const std::string &s);
+// The metrics a rule may name: "mean, p50, p90, p99, p99.9".
+std::string rule_metrics();
 
 struct CompareOptions {
 	double alpha = 0.05;
