@@ -261,3 +261,33 @@ BOOST_AUTO_TEST_CASE(module_functions_from_kallsyms)
 	BOOST_TEST(func_refusal(ENOENT).find("kallsyms") != std::string::npos);
 	BOOST_TEST(func_refusal(EINVAL).find("blacklist") != std::string::npos);
 }
+
+// kprofctl top reads the tracker's and the function probes' histograms
+// while they aggregate. kprof_hist_copy() copies the fields first and the
+// buckets after, so a sample that lands meanwhile is in its bucket and not
+// yet in the count: live (state 1), the buckets are the count and the max
+// stretches to the new sample's bucket; frozen (state 2), such a line is
+// an error, as before.
+BOOST_AUTO_TEST_CASE(a_live_copy_counts_its_buckets)
+{
+	const size_t b1500 = Histogram::index_of(1500), b90000 = Histogram::index_of(90000);
+	// The fields count 1500 and 2500; the buckets hold 90000 too.
+	const std::string torn = "kprof_girq_handler 0 24 eth0 2 4000 1500 2500 " + std::to_string(b1500) + ":1 " +
+				 std::to_string(Histogram::index_of(2500)) + ":1 " + std::to_string(b90000) + ":1\n";
+	KernelStats live;
+	load_girq_hist(kLayout + "state 1\n" + torn, {}, false, live);
+	const Histogram &h = live.totals.at({"handler", "eth0", 24});
+	BOOST_TEST(h.count() == 3u);
+	BOOST_TEST(h.max() >= Histogram::lowest_of(b90000));
+	BOOST_TEST(h.max() < Histogram::lowest_of(b90000) + Histogram::width_of(b90000));
+	BOOST_TEST(h.percentile(50) == Histogram::lowest_of(Histogram::index_of(2500)) +
+					       (Histogram::width_of(Histogram::index_of(2500)) - 1) / 2);
+	KernelStats frozen;
+	BOOST_CHECK_THROW(load_girq_hist(kLayout + "state 2\n" + torn, {}, false, frozen), std::runtime_error);
+	// Live or not, fields that count more than the buckets hold are wrong.
+	KernelStats over;
+	BOOST_CHECK_THROW(load_girq_hist(kLayout + "state 1\nkprof_girq_handler 0 24 eth0 4 4000 1500 2500 " +
+						 std::to_string(b1500) + ":1\n",
+					 {}, false, over),
+			  std::runtime_error);
+}

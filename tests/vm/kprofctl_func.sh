@@ -5,7 +5,7 @@
 # functions; bad input fails with the kernel's reason; a killed run
 # leaves no probe behind. kprofctl diff of the two runs: pktproc_poll
 # slower at batch=64 (a --fail-if on its mean exits 1), faster the other
-# way round (exit 0), with the counts pktproc counted.
+# way round and named by no rule, with the counts pktproc counted.
 # kprof-sets: core
 . /tests/lib.sh
 
@@ -76,10 +76,17 @@ grep -q '^--fail-if mean+50%: REGRESSION in func pktproc_poll: mean ' /tmp/d.txt
 counts=$(sed -n '/^func pktproc_poll: /,/^$/s/^  count  *\([0-9]*\)  *\([0-9]*\) .*/\1 \2/p' /tmp/d.txt)
 expect_eq "diff: pktproc_poll's counts = pktproc's passes" "$counts" "$(cat /tmp/passes1) $(cat /tmp/passes64)"
 grep -q '<svg' /tmp/d.svg || fail "diff --svg wrote no SVG"
+# The other way round pktproc_poll is faster and no rule names it. The
+# per-packet pktproc_rx_one may well be slower unbatched (armhf-6.12 under
+# TCG: 9.0 us a packet at batch=1, 4.0 at batch=64): the exit status is 1
+# exactly when a rule names a row.
 rc=0
 kprofctl diff /tmp/f64.json /tmp/f1.json --fail-if mean+50% >/tmp/d.txt 2>&1 || rc=$?
-expect_eq "diff batch=64 -> 1 --fail-if mean+50%: exit" "$rc" 0
-grep -q '^func pktproc_poll: faster ' /tmp/d.txt || fail "diff: pktproc_poll not faster at batch=1: $(cat /tmp/d.txt)"
+cat /tmp/d.txt
+grep -q '^func pktproc_poll: faster ' /tmp/d.txt || fail "diff: pktproc_poll not faster at batch=1"
+grep -q 'REGRESSION in func pktproc_poll:' /tmp/d.txt && fail "diff batch=64 -> 1: a rule named pktproc_poll"
+hits=$(grep -c '^--fail-if mean+50%: REGRESSION in ' /tmp/d.txt || true)
+expect_eq "diff batch=64 -> 1 --fail-if mean+50%: exit" "$rc" "$([ "$hits" = 0 ] && echo 0 || echo 1)"
 kprofctl diff --json /tmp/f1.json /tmp/f64.json --fail-if mean+50% >/tmp/d.json && fail "diff --json: exit 0"
 grep -q '"regression": true' /tmp/d.json || fail "diff --json: no regression"
 

@@ -3,6 +3,7 @@
 
 #include "core/counters.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -44,12 +45,29 @@ std::runtime_error malformed(const std::string &line)
 	return std::runtime_error("malformed kprof.ko histogram line: '" + line.substr(0, 80) + "'");
 }
 
-// The rest of a histogram line, after its keys: COUNT SUM MIN MAX BUCKET:N ...
-void parse_buckets(std::istringstream &in, const std::string &line, Parsed &p)
+// A live copy's histogram (@total samples in its buckets, @lo and @hi the
+// lowest and highest bucket used): kprof_hist_copy() takes the fields
+// (count, sum, min, max) first and the buckets after, a chunk at a time,
+// so the samples that landed meanwhile are in their buckets and not in
+// the fields. The buckets are the count; each such sample adds the mean
+// to the sum; the min and max stretch to their buckets.
+void catch_up(Parsed &p, uint64_t total, uint64_t lo, uint64_t hi)
 {
-	if (!(in >> p.count >> p.sum >> p.min >> p.max) || p.cpu < 0 || !p.count)
+	const uint64_t was = p.count, top = Histogram::lowest_of(hi) + Histogram::width_of(hi) - 1;
+	p.sum = was ? p.sum + (total - was) * (p.sum / was) : total * Histogram::mid_of(lo);
+	p.min = was ? std::min(p.min, Histogram::lowest_of(lo) + Histogram::width_of(lo) - 1) : Histogram::lowest_of(lo);
+	p.max = was ? std::max(p.max, Histogram::lowest_of(hi)) : top;
+	p.count = total;
+}
+
+// The rest of a histogram line, after its keys: COUNT SUM MIN MAX BUCKET:N ...
+// @live: read while aggregating (kprofctl top), where a copy may hold
+// samples in its buckets that its fields do not count yet.
+void parse_buckets(std::istringstream &in, const std::string &line, Parsed &p, bool live)
+{
+	if (!(in >> p.count >> p.sum >> p.min >> p.max) || p.cpu < 0 || (!p.count && !live))
 		throw malformed(line);
-	uint64_t total = 0, overflow = 0;
+	uint64_t total = 0, overflow = 0, lo = KPROF_HIST_KERNEL_BUCKETS, hi = 0;
 	for (std::string pair; in >> pair;) {
 		const auto colon = pair.find(':');
 		if (colon == std::string::npos)
@@ -59,11 +77,17 @@ void parse_buckets(std::istringstream &in, const std::string &line, Parsed &p)
 		if (index >= KPROF_HIST_KERNEL_BUCKETS)
 			throw std::runtime_error("bucket " + std::to_string(index) + " beyond kprof.ko's layout");
 		total += n;
+		if (n) {
+			lo = std::min(lo, index);
+			hi = std::max(hi, index);
+		}
 		if (index == KPROF_HIST_KERNEL_BUCKETS - 1)
 			overflow += n;	// [2^36, max]: binned with the max
 		else
 			p.hist.add_bucket(index, n);
 	}
+	if (live && total > p.count)
+		catch_up(p, total, lo, hi);
 	if (total != p.count)
 		throw std::runtime_error(p.label + " on CPU " + std::to_string(p.cpu) + ": buckets hold " +
 					 std::to_string(total) + " samples, the count is " + std::to_string(p.count) +
@@ -71,7 +95,8 @@ void parse_buckets(std::istringstream &in, const std::string &line, Parsed &p)
 	if (overflow)
 		p.hist.add_bucket(Histogram::index_of(p.max), overflow);
 	p.overflow = overflow;
-	p.hist.finish(p.count, p.sum, p.min, p.max);
+	if (p.count)
+		p.hist.finish(p.count, p.sum, p.min, p.max);
 }
 
 // Every histogram line of @text, after the layout; the state into @out.
@@ -144,7 +169,7 @@ void load_kernel_hist(const std::string &text, const std::string &device, const 
 		std::istringstream in(line);
 		if (!(in >> p.label >> p.cpu))
 			throw malformed(line);
-		parse_buckets(in, line, p);
+		parse_buckets(in, line, p, out.state == AggState::On);
 		const EventKind kind = kind_of_label(p.label);
 		const bool wanted = kinds.empty() || kinds.count(kind);
 		keep(p, wanted, {p.label, device, -1}, per_cpu, out);
@@ -166,7 +191,7 @@ void load_girq_hist(const std::string &text, const std::vector<std::string> &irq
 		if (!kind || source_of(*kind) != Source::Tracker)
 			throw std::runtime_error("kprof.ko's IRQ histogram of an unknown event '" + p.label + "'");
 		p.name = unescape_octal(p.name);
-		parse_buckets(in, line, p);
+		parse_buckets(in, line, p, out.state == AggState::On);
 		keep(p, irq_wanted(irqs, p.irq, p.name), {stat_label(*kind, 0, nullptr), p.name, p.irq}, per_cpu, out);
 	});
 }
@@ -216,7 +241,7 @@ void load_func_hist(const std::string &text, bool per_cpu, KernelStats &out, std
 			if (!(in >> p.name >> p.cpu))
 				throw malformed(line);
 			p.label = kFuncLabel;
-			parse_buckets(in, line, p);
+			parse_buckets(in, line, p, out.state == AggState::On);
 			FuncCounts &f = func_of(funcs, p.name, line);
 			f.timed += p.count;
 			f.sum_ns += double(p.sum);
