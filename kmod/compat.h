@@ -110,6 +110,42 @@ static inline int kprof_ftrace_entry(const char *name)
 #endif
 
 /*
+ * How many calls of @rp's function the current task has in flight, from
+ * the task's own list of pending returns, newest first. An entry handler
+ * runs before its call joins the list, so from there this is the number
+ * of calls it is nested in (recursion, or an interrupt of a call). The
+ * list is the task's: only it, or an interrupt that restores it before
+ * returning, changes it. KPROF_KRETPROBE_DEPTH is 0 where the kernel
+ * keeps the instances in kprobes' private hash table (before 5.11).
+ */
+#define KPROF_DEPTH_WALK_MAX	1024	/* nodes walked at most */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 11, 0) || !defined(CONFIG_KRETPROBES)
+#define KPROF_KRETPROBE_DEPTH	0
+static inline unsigned int kprof_kretprobe_depth(struct kretprobe *rp)
+{
+	return 0;
+}
+#else
+#define KPROF_KRETPROBE_DEPTH	1
+static inline unsigned int kprof_kretprobe_depth(struct kretprobe *rp)
+{
+	unsigned int depth = 0, walked = 0;
+	struct llist_node *n;
+
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
+	for (n = READ_ONCE(current->rethooks.first); n && walked < KPROF_DEPTH_WALK_MAX;
+	     n = READ_ONCE(n->next), walked++)
+		depth += container_of(n, struct rethook_node, llist)->rethook == rp->rh;
+#else
+	for (n = READ_ONCE(current->kretprobe_instances.first);
+	     n && walked < KPROF_DEPTH_WALK_MAX; n = READ_ONCE(n->next), walked++)
+		depth += container_of(n, struct kretprobe_instance, llist)->rph == rp->rph;
+#endif
+	return depth;
+}
+#endif
+
+/*
  * A kprobe handler's view of its function's arguments: the architectures
  * with HAVE_FUNCTION_ARG_ACCESS_API (x86, arm64 and others; not 32-bit arm).
  */

@@ -16,7 +16,10 @@
  * histogram of (the returning CPU, the function), kept as the in-kernel
  * aggregation keeps a device's (kprof_agg.c: allocated at the first
  * sample, within the budget). Each instance is one call, so recursion and
- * a call nested in an interrupt of the same function are each timed whole.
+ * a call nested in an interrupt of the same function are each timed whole;
+ * the entry handler counts such nested calls (the calls of the function
+ * the task already has in flight, kprof_kretprobe_depth()) and the
+ * deepest nesting seen.
  *
  * Every call counted at entry ends up in exactly one place: a sample, a
  * refused histogram's untracked count, a backwards count (a clock that
@@ -39,6 +42,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <asm/local.h>
 #include <asm/local64.h>
 
 #include "compat.h"
@@ -51,6 +55,8 @@
 struct func_pcpu {
 	local64_t entries;	/* calls timed from their entry */
 	local64_t nmi;		/* calls in NMI context: counted, not timed */
+	local64_t nested;	/* calls entered inside a timed call of it */
+	local_t depth;		/* the most calls of it in flight in a task */
 };
 
 struct func_cell {
@@ -102,18 +108,38 @@ static struct func_probe *probe_of(struct kretprobe_instance *ri)
 	return container_of(kprof_kretprobe_of(ri), struct func_probe, krp);
 }
 
+/* @m = max(@m, @v): an interrupt on this CPU may update it meanwhile. */
+static void local_max(local_t *m, long v)
+{
+	long old = local_read(m), seen;
+
+	while (old < v) {
+		seen = local_cmpxchg(m, old, v);
+		if (seen == old)
+			break;
+		old = seen;
+	}
+}
+
 static int func_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct func_probe *fp = probe_of(ri);
+	struct func_pcpu *pc;
+	unsigned int outer;
 
 	if (!READ_ONCE(fp->s->on))
 		return 1;	/* no instance, no return handler */
+	pc = this_cpu_ptr(fp->pc);
 	if (in_nmi()) {
-		local64_inc(this_cpu_ptr(&fp->pc->nmi));
+		local64_inc(&pc->nmi);
 		return 1;
 	}
+	outer = kprof_kretprobe_depth(&fp->krp);
+	if (outer)
+		local64_inc(&pc->nested);
+	local_max(&pc->depth, outer + 1);
 	((struct func_data *)ri->data)->start = ktime_get_ns();
-	local64_inc(this_cpu_ptr(&fp->pc->entries));
+	local64_inc(&pc->entries);
 	return 0;
 }
 
@@ -343,18 +369,35 @@ static ssize_t func_write(struct file *file, const char __user *ubuf,
 	return ret ? ret : count;
 }
 
-/* The calls @fp timed (or, if @nmi, the calls in NMI), summed over the CPUs. */
-static u64 pc_sum(const struct func_probe *fp, bool nmi)
+/* A func_pcpu counter of @fp at @off, summed over the CPUs. */
+static u64 pc_sum(const struct func_probe *fp, size_t off)
 {
-	struct func_pcpu *pc;
 	u64 n = 0;
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		pc = per_cpu_ptr(fp->pc, cpu);
-		n += local64_read(nmi ? &pc->nmi : &pc->entries);
-	}
+	for_each_possible_cpu(cpu)
+		n += local64_read((local64_t *)((char *)per_cpu_ptr(fp->pc, cpu) + off));
 	return n;
+}
+
+static long pc_depth(const struct func_probe *fp)
+{
+	long d = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		d = max(d, local_read(&per_cpu_ptr(fp->pc, cpu)->depth));
+	return d;
+}
+
+/* NESTED DEPTH, or "- -" where the kernel does not let kprof see them. */
+static void nesting_show(struct seq_file *m, const struct func_probe *fp)
+{
+	if (KPROF_KRETPROBE_DEPTH)
+		seq_printf(m, " %llu %ld\n", pc_sum(fp, offsetof(struct func_pcpu, nested)),
+			   pc_depth(fp));
+	else
+		seq_puts(m, " - -\n");
 }
 
 static void probe_show(struct seq_file *m, struct func_sess *s, struct func_probe *fp,
@@ -364,8 +407,11 @@ static void probe_show(struct seq_file *m, struct func_sess *s, struct func_prob
 	struct func_cell c;
 	int cpu;
 
-	seq_printf(m, "func %s %llu %lu %lu %llu\n", fp->name, pc_sum(fp, false),
-		   (unsigned long)fp->krp.nmissed, fp->krp.kp.nmissed, pc_sum(fp, true));
+	seq_printf(m, "func %s %llu %lu %lu %llu", fp->name,
+		   pc_sum(fp, offsetof(struct func_pcpu, entries)),
+		   (unsigned long)fp->krp.nmissed, fp->krp.kp.nmissed,
+		   pc_sum(fp, offsetof(struct func_pcpu, nmi)));
+	nesting_show(m, fp);
 	for_each_possible_cpu(cpu) {
 		lock = &per_cpu_ptr(s->cpu, cpu)->lock;
 		raw_spin_lock_irq(lock);
@@ -386,11 +432,14 @@ static void probe_show(struct seq_file *m, struct func_sess *s, struct func_prob
 /*
  * A session's read: the layout, its state (0 idle, 1 on, 2 stopped), then
  * for each function
- *   func NAME CALLS MISSED_NO_INSTANCE MISSED_RECURSION NMI
+ *   func NAME CALLS MISSED_NO_INSTANCE MISSED_RECURSION NMI NESTED DEPTH
  *   hist NAME CPU COUNT SUM MIN MAX BUCKET:N ...	(CPUs with calls)
  *   untracked CPU NAME N / backwards CPU NAME N
  * CALLS counts the calls timed from their entry; once stopped, each is in
- * a histogram, untracked, backwards, or was in flight at the stop.
+ * a histogram, untracked, backwards, or was in flight at the stop. NESTED
+ * of them were entered inside another timed call of the function in the
+ * same task, DEPTH is the most in flight at once in a task; "- -" where
+ * the kernel hides a task's pending returns (before 5.11).
  */
 static int func_show(struct seq_file *m, void *v)
 {

@@ -84,6 +84,10 @@ static unsigned int nowake_every;
 module_param(nowake_every, uint, 0444);
 MODULE_PARM_DESC(nowake_every, "handle every Nth IRQ in the hard handler without waking the thread (0 = never, default 0)");
 
+static unsigned int tunnel_every;
+module_param(tunnel_every, uint, 0444);
+MODULE_PARM_DESC(tunnel_every, "every Nth packet is tunnelled: its inner packet goes through pktproc_rx_one() again, inside the outer call (0 = never, default 0)");
+
 static unsigned int ring_size = 1024;
 module_param(ring_size, uint, 0444);
 MODULE_PARM_DESC(ring_size, "packets per queue ring, a power of two (2..65536, default 1024)");
@@ -108,6 +112,7 @@ MODULE_PARM_DESC(kprof_hooks, "register with kprof and call its hooks; off makes
 struct pkt {
 	u64 seq;
 	u64 rx_ns;		/* kprof_now() at receive; 0 while kprof is off */
+	bool tunnelled;		/* carries an inner packet (tunnel_every) */
 	u8 payload[PKT_PAYLOAD];
 };
 
@@ -127,6 +132,7 @@ struct pktq {
 	u64 seq;
 
 	/* Written by the timer (hard IRQ) only. */
+	unsigned int untunnelled;	/* packets since the last tunnelled one */
 	unsigned int unsignalled;
 	u64 first_unsignalled_ns;
 	u64 rx_packets;
@@ -141,6 +147,7 @@ struct pktq {
 	u64 processed;
 	u64 thread_runs;
 	u64 batches;
+	u64 decapsulated;	/* tunnelled packets, each an inner rx_one call */
 	u32 csum;
 };
 
@@ -184,6 +191,17 @@ static void raise_irq(struct pktq *q)
 	generic_handle_irq(q->irq);
 }
 
+/* Whether the packet @q receives now is tunnelled: every tunnel_every-th. */
+static bool tunnelled(struct pktq *q)
+{
+	unsigned int every = READ_ONCE(tunnel_every);
+
+	if (!every || ++q->untunnelled < every)
+		return false;
+	q->untunnelled = 0;
+	return true;
+}
+
 static enum hrtimer_restart rx_timer(struct hrtimer *t)
 {
 	struct pktq *q = container_of(t, struct pktq, timer);
@@ -209,6 +227,7 @@ static enum hrtimer_restart rx_timer(struct hrtimer *t)
 		pkt->seq = q->seq++;
 		pkt->rx_ns = kprof_now();
 		memset(pkt->payload, (u8)pkt->seq, sizeof(pkt->payload));
+		pkt->tunnelled = tunnelled(q);
 		/* Publish the packet's contents before the new head. */
 		smp_store_release(&q->head, head + 1);
 		if (!q->unsignalled++)
@@ -262,12 +281,20 @@ static irqreturn_t pktproc_hard(int irq, void *data)
 /*
  * One packet's work. Not inlined, nor is pktproc_poll(): they are the
  * per-packet and per-pass functions a profiler finds in the driver
- * (kprofctl func), whose calls the counters processed and batches count.
+ * (kprofctl func), whose calls the counters count: processed and
+ * decapsulated (a tunnelled packet's inner call, nested in its outer one)
+ * for pktproc_rx_one(), batches for pktproc_poll().
  */
-static noinline void pktproc_rx_one(struct pktq *q, const struct pkt *pkt, unsigned int wns)
+static noinline void pktproc_rx_one(struct pktq *q, const struct pkt *pkt, unsigned int wns,
+				    bool inner)
 {
 	q->csum = burn(pkt, wns, q->csum);
-	if (q->kdev)
+	/* A tunnel's receive hands the decapsulated packet back to receive. */
+	if (pkt->tunnelled && !inner) {
+		WRITE_ONCE(q->decapsulated, q->decapsulated + 1);
+		pktproc_rx_one(q, pkt, wns, true);
+	}
+	if (q->kdev && !inner)
 		kprof_span_end_at(q->kdev, SPAN_PACKET, pkt->rx_ns);
 }
 
@@ -284,7 +311,7 @@ static noinline void pktproc_poll(struct pktq *q, unsigned int tail, unsigned in
 	while (ktime_get_ns() < overhead_end)
 		cpu_relax();
 	for (i = 0; i < n; i++)
-		pktproc_rx_one(q, &q->ring[(tail + i) & (ring_size - 1)], wns);
+		pktproc_rx_one(q, &q->ring[(tail + i) & (ring_size - 1)], wns, false);
 	/* Done reading the slots before handing them back. */
 	smp_store_release(&q->tail, tail + n);
 	WRITE_ONCE(q->processed, q->processed + n);
@@ -373,7 +400,7 @@ static void pktproc_stop(void)
 
 static int stats_show(struct seq_file *m, void *v)
 {
-	u64 rx = 0, done = 0, drop = 0, irqs = 0, wakes = 0, runs = 0, batches = 0;
+	u64 rx = 0, done = 0, drop = 0, irqs = 0, wakes = 0, runs = 0, batches = 0, decap = 0;
 	unsigned int i;
 
 	for (i = 0; i < nr_queues; i++) {
@@ -386,11 +413,13 @@ static int stats_show(struct seq_file *m, void *v)
 		wakes += READ_ONCE(q->wakes);
 		runs += READ_ONCE(q->thread_runs);
 		batches += READ_ONCE(q->batches);
+		decap += READ_ONCE(q->decapsulated);
 	}
 	seq_printf(m, "running: %d\nqueues: %u\n", READ_ONCE(pp.running), nr_queues);
 	seq_printf(m, "rx_packets: %llu\nprocessed: %llu\ndropped: %llu\n", rx, done, drop);
 	seq_printf(m, "irqs: %llu\nwakes: %llu\nthread_runs: %llu\nbatches: %llu\n",
 		   irqs, wakes, runs, batches);
+	seq_printf(m, "decapsulated: %llu\n", decap);
 	for (i = 0; i < nr_queues; i++)
 		seq_printf(m, "q%u: irq=%u timer_cpu=%u rx_packets=%llu processed=%llu dropped=%llu\n",
 			   i, pp.q[i].irq, pp.q[i].cpu, READ_ONCE(pp.q[i].rx_packets),
@@ -508,6 +537,7 @@ static struct knob knobs[] = {
 	{ "work_ns", &work_ns, 0, MAX_WORK_NS },
 	{ "pass_overhead_ns", &pass_overhead_ns, 0, MAX_WORK_NS },
 	{ "nowake_every", &nowake_every, 0, MAX_NOWAKE_EVERY },
+	{ "tunnel_every", &tunnel_every, 0, MAX_NOWAKE_EVERY },
 	{ "rx_budget", &rx_budget, 0, MAX_RX_BUDGET },
 };
 

@@ -201,9 +201,9 @@ BOOST_AUTO_TEST_CASE(loads_func_session)
 	for (uint64_t v : {25000, 31000, 90000})
 		c0.add(v);
 	c1.add(40000);
-	const std::string text = kLayout + "state 2\n" + "func pktproc_poll 7 1 2 0\n" +
+	const std::string text = kLayout + "state 2\n" + "func pktproc_poll 7 1 2 0 2 3\n" +
 				 line("hist pktproc_poll", 0, c0.h, c0.sum) + line("hist pktproc_poll", 1, c1.h, c1.sum) +
-				 "untracked 1 pktproc_poll 1\nbackwards 0 pktproc_poll 1\n" + "func pktproc_rx_one 0 0 0 3\n";
+				 "untracked 1 pktproc_poll 1\nbackwards 0 pktproc_poll 1\n" + "func pktproc_rx_one 0 0 0 3 - -\n";
 	KernelStats ks;
 	std::vector<FuncCounts> funcs;
 	load_func_hist(text, true, ks, funcs);
@@ -217,8 +217,12 @@ BOOST_AUTO_TEST_CASE(loads_func_session)
 	BOOST_TEST(f.backwards == 1u);
 	BOOST_TEST(f.in_flight() == 1u);	// 7 entered: 4 timed, 1 untracked, 1 backwards
 	BOOST_TEST(f.lost() == 5u);		// 1 missed, 2 recursion, 1 untracked, 1 backwards
+	BOOST_TEST(f.nested.value_or(0) == 2u);	// of the 7, nested in another
+	BOOST_TEST(f.depth.value_or(0) == 3u);
 	BOOST_TEST(funcs[1].nmi == 3u);
 	BOOST_TEST(funcs[1].lost() == 3u);
+	BOOST_TEST(!funcs[1].nested);		// "- -": the kernel hides it
+	BOOST_TEST(!funcs[1].depth);
 	BOOST_TEST(ks.untracked == 1u);
 	BOOST_TEST(ks.samples == 4u);
 	BOOST_TEST(ks.totals.at({kFuncLabel, "pktproc_poll", -1}).count() == 4u);
@@ -233,7 +237,11 @@ BOOST_AUTO_TEST_CASE(func_session_rejects)
 	// A histogram before its function's line, or a line of no known kind.
 	BOOST_CHECK_THROW(load_func_hist(kLayout + "state 2\nhist f 0 1 5 5 5 5:1\n", false, ks, funcs),
 			  std::runtime_error);
-	BOOST_CHECK_THROW(load_func_hist(kLayout + "state 2\nfunc f 1 0 0\n", false, ks, funcs), std::runtime_error);
+	// A func line short of its fields, with a half-known or non-numeric
+	// nesting, or with more after it.
+	for (const char *func : {"func f 1 0 0\n", "func f 1 0 0 0\n", "func f 1 0 0 0 1\n", "func f 1 0 0 0 - 1\n",
+				 "func f 1 0 0 0 1 x\n", "func f 1 0 0 0 1 2 3\n"})
+		BOOST_CHECK_THROW(load_func_hist(kLayout + "state 2\n" + func, false, ks, funcs), std::runtime_error);
 	BOOST_CHECK_THROW(load_func_hist(kLayout + "state 2\nfunk f 1 0 0 0\n", false, ks, funcs), std::runtime_error);
 	BOOST_CHECK_THROW(load_func_hist("layout sub_bits=8 kernel_bits=36 buckets=1\n", false, ks, funcs),
 			  std::runtime_error);

@@ -524,3 +524,29 @@ BOOST_AUTO_TEST_CASE(program_and_exit_status)
 	BOOST_TEST(j.at("program").at("signal") == 15);
 	BOOST_TEST(j.at("program").at("ended_by_kprofctl") == true);
 }
+
+// A function's nested calls and depth in text and JSON; "-" and null
+// where the kernel hides them (5.10), never a made-up 0.
+BOOST_AUTO_TEST_CASE(func_nesting_shown_or_unknown)
+{
+	Report r;
+	r.duration_s = 2;
+	r.cpus = 2;
+	FuncCounts known;
+	known.name = "pktproc_rx_one";
+	known.calls = known.timed = 10;
+	known.nested = 2;
+	known.depth = 2;
+	FuncCounts hidden;
+	hidden.name = "pktproc_poll";
+	r.funcs = {known, hidden};
+	const std::string text = render_text(r);
+	BOOST_TEST(text.find("NESTED DEPTH\n") != std::string::npos, text);
+	BOOST_TEST(text.find("         2     2\n") != std::string::npos, text);
+	BOOST_TEST(text.find("         -     -\n") != std::string::npos, text);
+	const auto j = render_json(r).at("functions");
+	BOOST_TEST(j.at(0).at("nested") == 2);
+	BOOST_TEST(j.at(0).at("max_depth") == 2);
+	BOOST_TEST(j.at(1).at("nested").is_null());
+	BOOST_TEST(j.at(1).at("max_depth").is_null());
+}

@@ -1,7 +1,8 @@
 # kprof/func, the function probes under 'kprofctl func': a session per
 # open file. Its calls and histograms against pktproc's own counters on
 # the same run (the calls of its per-pass and per-packet functions,
-# exactly), their times against the work pktproc is set to do and against
+# exactly, and the per-packet function's calls nested in themselves by
+# tunnelled packets), their times against the work pktproc is set to do and against
 # kprof's batch histogram of the same passes; bad input; and the probes
 # gone with the file, even when its holder is killed or the probed
 # module is unloaded.
@@ -57,7 +58,9 @@ expect_eq "probes registered, disabled, while idle" "$(grep pktproc_ "$KPL" | gr
 # The device's own histograms over the same window, for the passes' times.
 exec 4>"$KP/aggregate"
 echo 1 >&4
-b0=$(ppstat batches) p0=$(ppstat processed)
+# Every 4th packet tunnelled: pktproc_rx_one() calls itself once for it.
+echo 4 >"$PP/tunnel_every"
+b0=$(ppstat batches) p0=$(ppstat processed) d0=$(ppstat decapsulated)
 fwrite start || fail "start: $(cat /tmp/fw.err)"
 expect_fwrite_errno "add pktproc_thread" "Device or resource busy"
 run_traffic 2
@@ -70,16 +73,23 @@ exec 4>&-
 grep -E '^(state|func) ' /tmp/f.txt
 expect_eq "state once stopped" "$(sed -n 's/^state //p' /tmp/f.txt)" 2
 
-# calls FN: CALLS MISSED RECURSION NMI; hist_sum FN FIELD: over the CPUs
+# calls FN: CALLS MISSED RECURSION NMI NESTED DEPTH; hist_sum FN FIELD: over the CPUs
 calls() { sed -n "s/^func $1 //p" /tmp/f.txt; }
 hist_sum() { awk -v f="$1" -v c="$2" '$1 == "hist" && $2 == f { s += $c } END { printf "%.0f\n", s }' /tmp/f.txt; }
 hist_min() { awk -v f="$1" '$1 == "hist" && $2 == f && (m == "" || $6 < m) { m = $6 } END { print m + 0 }' /tmp/f.txt; }
 batches=$(($(ppstat batches) - b0)) packets=$(($(ppstat processed) - p0))
+decap=$(($(ppstat decapsulated) - d0)) rx_calls=$((packets + decap))
 [ "$batches" -gt 100 ] || fail "only $batches passes in 2 s"
-expect_eq "pktproc_poll: calls, missed, recursion, NMI = passes" "$(calls pktproc_poll)" "$batches 0 0 0"
-expect_eq "pktproc_rx_one: calls, missed, recursion, NMI = packets" "$(calls pktproc_rx_one)" "$packets 0 0 0"
+[ "$decap" -ge $((packets / 4 - 1)) ] || fail "$decap tunnelled of $packets packets, not every 4th"
+# Nesting: the calls entered inside a call of the same function in the same
+# task, and the most at once.
+expect_eq "pktproc_poll: calls, missed, recursion, NMI, nested, depth" \
+	"$(calls pktproc_poll)" "$batches 0 0 0 $(func_nesting - 0 1)"
+expect_eq "pktproc_rx_one: calls (packets + inner calls), missed, recursion, NMI, nested, depth" \
+	"$(calls pktproc_rx_one)" "$rx_calls 0 0 0 $(func_nesting - "$decap" 2)"
 expect_eq "pktproc_poll: timed calls" "$(hist_sum pktproc_poll 4)" "$batches"
-expect_eq "pktproc_rx_one: timed calls" "$(hist_sum pktproc_rx_one 4)" "$packets"
+expect_eq "pktproc_rx_one: timed calls" "$(hist_sum pktproc_rx_one 4)" "$rx_calls"
+echo 0 >"$PP/tunnel_every"
 grep -qE '^(untracked|backwards) ' /tmp/f.txt && fail "calls not timed: $(grep -E '^(untracked|backwards) ' /tmp/f.txt)"
 # Each pass spins pass_overhead_ns and then work_ns for each packet.
 [ "$(hist_min pktproc_poll)" -ge 22000 ] || fail "a pass took $(hist_min pktproc_poll) ns, less than its 22 us of work"

@@ -26,14 +26,14 @@ load kprof
 # /tmp/fBATCH.txt, checked against pktproc's counters.
 measure() {
 	insmod "$KPROF_MODDIR/kprof_pktproc.ko" kprof_hooks=0 rate_pps=4000 batch="$1" irq_coalesce="$1" \
-		work_ns=2000 pass_overhead_ns=20000 || fail "insmod pktproc batch=$1"
+		work_ns=2000 pass_overhead_ns=20000 tunnel_every=8 || fail "insmod pktproc batch=$1"
 	# A file of its own: the last run's says "measuring" already.
 	# -o: the text report to a file, nothing on stdout; --save: the JSON too.
 	kprofctl func -o /tmp/f"$1".out --save /tmp/f"$1".json pktproc_poll pktproc_rx_one \
 		>/tmp/f"$1".stdout 2>/tmp/f"$1".err &
 	pid=$!
 	wait_measuring /tmp/f"$1".err
-	b0=$(ppstat batches) p0=$(ppstat processed)
+	b0=$(ppstat batches) p0=$(ppstat processed) d0=$(ppstat decapsulated)
 	run_traffic 2
 	kill -INT $pid
 	wait $pid || fail "kprofctl func: $(cat /tmp/f"$1".err)"
@@ -42,13 +42,18 @@ measure() {
 	awk -f /tests/kprofctl_json.awk /tmp/f"$1".json >/tmp/f"$1".txt
 	grep '^func ' /tmp/f"$1".txt
 	batches=$(($(ppstat batches) - b0)) packets=$(($(ppstat processed) - p0))
+	decap=$(($(ppstat decapsulated) - d0))
 	echo "batch=$1: pktproc counted $batches passes (from $b0) and $packets packets (from $p0)"
 	echo "$batches" >/tmp/passes"$1"
 	[ "$packets" -gt 1000 ] || fail "batch=$1: only $packets packets"
-	# CALLS ENTERED IN_FLIGHT MISSED RECURSION NMI UNTRACKED BACKWARDS
-	f() { sed -n "s/^func $1 \([0-9 ]*\) [0-9.e+-]* [0-9.e+-]*$/\1/p" /tmp/f"$2".txt; }
-	expect_eq "batch=$1: pktproc_poll's calls = passes" "$(f pktproc_poll "$1")" "$batches $batches 0 0 0 0 0 0"
-	expect_eq "batch=$1: pktproc_rx_one's calls = packets" "$(f pktproc_rx_one "$1")" "$packets $packets 0 0 0 0 0 0"
+	# CALLS ENTERED IN_FLIGHT MISSED RECURSION NMI UNTRACKED BACKWARDS NESTED MAX_DEPTH
+	f() { sed -n "s/^func $1 \([0-9a-z ]*\) [0-9.e+-]* [0-9.e+-]*$/\1/p" /tmp/f"$2".txt; }
+	expect_eq "batch=$1: pktproc_poll's calls = passes, none nested" "$(f pktproc_poll "$1")" \
+		"$batches $batches 0 0 0 0 0 0 $(func_nesting null 0 1)"
+	# Every 8th packet is tunnelled: an inner call inside its outer one.
+	rx=$((packets + decap))
+	expect_eq "batch=$1: pktproc_rx_one's calls = packets + tunnelled, those nested" \
+		"$(f pktproc_rx_one "$1")" "$rx $rx 0 0 0 0 0 0 $(func_nesting null "$decap" 2)"
 	grep -q '^lost false$' /tmp/f"$1".txt || fail "batch=$1: the report claims a loss"
 	rmmod kprof_pktproc
 	expect_eq "probes after the run" "$(probes pktproc_)" 0

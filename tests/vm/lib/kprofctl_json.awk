@@ -5,7 +5,8 @@
 #   check DEVICE EVENT READ EMITTED
 #   missed_total N / buffer_lost N / not_read N / events_read N / invalid N /
 #   lost true|false / untracked N (in-kernel)
-#   func NAME CALLS ENTERED IN_FLIGHT MISSED RECURSION NMI UNTRACKED BACKWARDS CALLS_PER_S CPU_SHARE
+#   func NAME CALLS ENTERED IN_FLIGHT MISSED RECURSION NMI UNTRACKED BACKWARDS NESTED MAX_DEPTH
+#        CALLS_PER_S CPU_SHARE (NESTED, MAX_DEPTH: null where the kernel hides them)
 function val(line) {
 	sub(/^[^:]*: */, "", line)
 	sub(/,$/, "", line)
@@ -55,11 +56,14 @@ in_funcs && /"cpu_share":/ { f_share = val($0) }
 in_funcs && /"entered":/ { f_entered = val($0) }
 in_funcs && /"function":/ { f_name = val($0) }
 in_funcs && /"in_flight":/ { f_flight = val($0) }
+in_funcs && /"max_depth":/ { f_depth = val($0) }
+in_funcs && /"nested":/ { f_nested = val($0) }
 in_funcs && /"missed":/ { f_missed = val($0) }
 in_funcs && /"nmi":/ { f_nmi = val($0) }
 in_funcs && /"recursion_missed":/ { f_rec = val($0) }
 in_funcs && /"untracked":/ {
-	print "func", f_name, f_calls, f_entered, f_flight, f_missed, f_rec, f_nmi, val($0), f_bw, f_rate, f_share
+	print "func", f_name, f_calls, f_entered, f_flight, f_missed, f_rec, f_nmi, val($0), f_bw, f_nested, f_depth,
+		f_rate, f_share
 }
 /"untracked":/ && !in_funcs { print "untracked", val($0) }
 # per CPU (keys sorted, "unread" last):

@@ -69,6 +69,18 @@ pp_stat() {
 
 # expect_errno VALUE FILE MESSAGE: the write must fail with the errno whose
 # text is MESSAGE and leave FILE's content alone
+# func_nesting UNKNOWN NESTED DEPTH: a function's nested calls and depth as
+# kprof reports them: "NESTED DEPTH", or UNKNOWN twice before 5.11, whose
+# kprobes keep a task's pending returns to themselves.
+func_nesting() {
+	_major=$(uname -r | cut -d. -f1) _minor=$(uname -r | cut -d. -f2)
+	if [ "$_major" -gt 5 ] || [ "$_minor" -ge 11 ]; then
+		echo "$2 $3"
+	else
+		echo "$1 $1"
+	fi
+}
+
 expect_errno() {
 	before=$(cat "$2" 2>/dev/null || true)
 	if (echo "$1" >"$2") 2>/tmp/errno.txt; then

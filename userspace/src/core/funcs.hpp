@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,11 @@ struct FuncCounts {
 	uint64_t missed = 0;		// no free kretprobe instance
 	uint64_t recursion = 0;		// hit while another kprobe's handler ran
 	uint64_t nmi = 0;		// in NMI context: counted, not timed
+	// Of the calls, those entered inside a timed call of the same function
+	// in the same task (recursion, an interrupt of it), and the most in
+	// flight at once in a task; unknown where the kernel hides them (5.10).
+	std::optional<uint64_t> nested;
+	std::optional<uint64_t> depth;
 	uint64_t untracked = 0;		// timed, no histogram (the budget)
 	uint64_t backwards = 0;		// the clock went back between CPUs
 	uint64_t timed = 0;		// in the histograms

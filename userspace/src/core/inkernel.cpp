@@ -210,6 +210,19 @@ std::pair<std::string, uint64_t> parse_func_count(const std::string &line)
 	return {name, n};
 }
 
+// A func line's NESTED DEPTH: numbers, or "- -" where the kernel hides a
+// task's pending returns; nothing after them. Throws on anything else.
+void parse_nesting(std::istringstream &in, FuncCounts &f, const std::string &line)
+{
+	std::string nested, depth, rest;
+	if (!(in >> nested >> depth) || (in >> rest))
+		throw malformed(line);
+	if (nested == "-" && depth == "-")
+		return;
+	f.nested = kernel_u64(nested, line);
+	f.depth = kernel_u64(depth, line);
+}
+
 FuncCounts &func_of(std::vector<FuncCounts> &funcs, const std::string &name, const std::string &line)
 {
 	for (auto &f : funcs)
@@ -230,6 +243,7 @@ void load_func_hist(const std::string &text, bool per_cpu, KernelStats &out, std
 			FuncCounts f;
 			if (!(in >> f.name >> f.calls >> f.missed >> f.recursion >> f.nmi))
 				throw malformed(line);
+			parse_nesting(in, f, line);
 			funcs.push_back(f);
 		} else if (word == "untracked" || word == "backwards") {
 			const auto [name, n] = parse_func_count(line);

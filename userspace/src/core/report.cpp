@@ -188,16 +188,20 @@ void render_funcs_text(std::ostringstream &o, const Report &r)
 	o << "\nper function: calls that returned while measuring, per second, their share of the CPUs' time\n"
 	     "(calls x mean over the window and " << r.cpus << " CPUs); calls the kernel's probe could not time\n"
 	     "(no free instance, a probe hit inside another's handler, NMI; lost), and calls still in flight\n"
-	     "at the end (not lost: they had not returned):\n";
+	     "at the end (not lost: they had not returned); NESTED calls began inside a call of the same\n"
+	     "function in the same task (recursion, or an interrupt of it: each is timed whole, so the outer\n"
+	     "call's time includes the inner's), DEPTH the most in flight at once (- where the kernel hides it):\n";
 	char line[512];
-	std::snprintf(line, sizeof(line), "  %-32s %10s %10s %7s %9s %9s\n", "FUNCTION", "CALLS", "CALLS/S", "CPU%",
-		      "UNTIMED", "IN FLIGHT");
+	std::snprintf(line, sizeof(line), "  %-32s %10s %10s %7s %9s %9s %9s %5s\n", "FUNCTION", "CALLS", "CALLS/S",
+		      "CPU%", "UNTIMED", "IN FLIGHT", "NESTED", "DEPTH");
 	o << line;
+	const auto opt = [](const std::optional<uint64_t> &v) { return v ? std::to_string(*v) : std::string("-"); };
 	for (const auto &f : r.funcs) {
 		const double share = r.duration_s > 0 && r.cpus ? f.sum_ns / (r.duration_s * 1e9 * r.cpus) : 0;
-		std::snprintf(line, sizeof(line), "  %-32s %10llu %10s %7s %9llu %9llu\n", f.name.c_str(),
+		std::snprintf(line, sizeof(line), "  %-32s %10llu %10s %7s %9llu %9llu %9s %5s\n", f.name.c_str(),
 			      (unsigned long long)f.timed, fmt(r.duration_s > 0 ? f.timed / r.duration_s : 0).c_str(),
-			      fmt(100 * share).c_str(), (unsigned long long)f.lost(), (unsigned long long)f.in_flight());
+			      fmt(100 * share).c_str(), (unsigned long long)f.lost(), (unsigned long long)f.in_flight(),
+			      opt(f.nested).c_str(), opt(f.depth).c_str());
 		o << line;
 	}
 }
@@ -216,7 +220,9 @@ nlohmann::json funcs_json(const Report &r)
 			       {"nmi", f.nmi},
 			       {"untracked", f.untracked},
 			       {"backwards", f.backwards},
-			       {"in_flight", f.in_flight()}});
+			       {"in_flight", f.in_flight()},
+			       {"nested", f.nested ? nlohmann::json(*f.nested) : nlohmann::json()},
+			       {"max_depth", f.depth ? nlohmann::json(*f.depth) : nlohmann::json()}});
 	return out;
 }
 
