@@ -135,6 +135,7 @@ vm: modules static boards userspace
 
 bench: modules static userspace
 	bash ci/bench.sh
+	bash ci/bench_func.sh
 	bash ci/bench_scale.sh
 
 # The soak of the Reliability section at its full length: SOAK_CYCLES (100)

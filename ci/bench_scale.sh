@@ -199,13 +199,5 @@ $s4_out
 $END
 EOF2
 )
-if [ -f "$out" ] && grep -qF "$BEGIN" "$out"; then
-	awk -v b="$BEGIN" -v e="$END" -v f=<(printf '%s\n' "$section") '
-		$0 == b { while ((getline l < f) > 0) print l; skip = 1; next }
-		$0 == e { skip = 0; next }
-		!skip' "$out" >"$out.new"
-	mv "$out.new" "$out"
-else
-	printf '\n%s\n' "$section" >>"$out"
-fi
+bench_section "$out" "$BEGIN" "$END" "$section"
 info "wrote the S section of $out"

@@ -12,6 +12,21 @@ info() { echo "kprof: $*" >&2; }
 # stats: the median, min and max of the numbers on stdin (make bench)
 stats() { sort -g | awk '{ v[NR] = $1 } END { printf "%s %s %s", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 
+# bench_section FILE BEGIN END SECTION: SECTION (which starts with the line
+# BEGIN and ends with END) in place of FILE's lines from BEGIN to END, or
+# appended where FILE has none, so that a part of make bench can run alone.
+bench_section() {
+	if [ -f "$1" ] && grep -qF "$2" "$1"; then
+		awk -v b="$2" -v e="$3" -v f=<(printf '%s\n' "$4") '
+			$0 == b { while ((getline l < f) > 0) print l; skip = 1; next }
+			$0 == e { skip = 0; next }
+			!skip' "$1" >"$1.new"
+		mv "$1.new" "$1"
+	else
+		printf '\n%s\n' "$4" >>"$1"
+	fi
+}
+
 # host_suite SUITE: true if the host builds for SUITE's kernels itself
 # (bookworm and its backports); the others build in a chroot (ci/chroot.sh).
 host_suite() {

@@ -12,14 +12,6 @@
 KPL=/sys/kernel/debug/kprobes/list
 ppstat() { sed -n "s/^$1: //p" "$PP/stats"; }
 probes() { grep -c "$1" "$KPL" || true; }
-# wait_measuring ERR: until the kprofctl func writing ERR says it measures
-# (its probes all enabled, counting).
-wait_measuring() {
-	n=0
-	until grep -q '^kprofctl: measuring ' "$1"; do
-		n=$((n + 1)); [ $n -lt 200 ] || fail "kprofctl func never started: $(cat "$1")"; sleep 0.1
-	done
-}
 
 load kprof
 # measure BATCH: kprofctl func over 2 s of traffic at BATCH; func lines in

@@ -16,28 +16,17 @@ BENCH_PPS=2000
 load kprof
 expect_eq "kprof listening" "$(cat "$KP"/enable)" 0
 
-# thread_ns: the CPU time so far of pktproc's IRQ thread, in ns
-thread_ns() {
-	for c in /proc/[0-9]*/comm; do
-		case "$(cat "$c" 2>/dev/null)" in
-		irq/*-kprof_pk*) cut -d' ' -f1 "${c%/comm}/schedstat" ;;
-		esac
-	done | awk '{ t += $1 } END { printf "%d\n", t }'
-}
-
 # run MODULE REP: one measured run of MODULE
 run() {
 	insmod "$KPROF_MODDIR/$1.ko" nr_queues=1 rate_pps=$BENCH_PPS batch=1 irq_coalesce=1 || fail "insmod $1"
 	PP=/sys/kernel/debug/$1
 	# The IRQ (and so its thread) on the CPU the receive timer is not on,
 	# the same for both builds.
-	irq=$(sed -n 's/^q0: irq=\([0-9]*\) timer_cpu=\([0-9]*\).*/\1/p' "$PP"/stats)
-	tcpu=$(sed -n 's/^q0: irq=\([0-9]*\) timer_cpu=\([0-9]*\).*/\2/p' "$PP"/stats)
-	echo $((1 << (1 - tcpu))) >/proc/irq/"$irq"/smp_affinity || fail "cannot move IRQ $irq"
+	pktproc_irq_away "$PP"
 	p0=$(sed -n 's/^processed: //p' "$PP"/stats)
-	t0=$(thread_ns)
+	t0=$(pktproc_thread_ns)
 	run_traffic $BENCH_SECS
-	t1=$(thread_ns)
+	t1=$(pktproc_thread_ns)
 	p1=$(sed -n 's/^processed: //p' "$PP"/stats)
 	[ "$t1" -gt "$t0" ] || fail "no IRQ thread time for $1: is CONFIG_SCHED_INFO off?"
 	[ $((p1 - p0)) -gt 0 ] || fail "$1 processed nothing"

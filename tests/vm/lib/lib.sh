@@ -102,6 +102,33 @@ expect_erange() {
 	expect_errno "$1" "$2" "out of range"
 }
 
+# pktproc_thread_ns: the CPU time so far of pktproc's IRQ threads, in ns
+# (/proc/PID/schedstat)
+pktproc_thread_ns() {
+	for c in /proc/[0-9]*/comm; do
+		case "$(cat "$c" 2>/dev/null)" in
+		irq/*-kprof_pk*) cut -d' ' -f1 "${c%/comm}/schedstat" ;;
+		esac
+	done | awk '{ t += $1 } END { printf "%d\n", t }'
+}
+
+# pktproc_irq_away DIR: queue 0's IRQ (and so its thread) onto the CPU its
+# receive timer is not on, of the 2 (DIR: the pktproc build's debugfs)
+pktproc_irq_away() {
+	_irq=$(sed -n 's/^q0: irq=\([0-9]*\) timer_cpu=\([0-9]*\).*/\1/p' "$1"/stats)
+	_tcpu=$(sed -n 's/^q0: irq=\([0-9]*\) timer_cpu=\([0-9]*\).*/\2/p' "$1"/stats)
+	echo $((1 << (1 - _tcpu))) >/proc/irq/"$_irq"/smp_affinity || fail "cannot move IRQ $_irq"
+}
+
+# wait_measuring ERR: until the kprofctl writing ERR says it measures (for
+# func: its probes all enabled, counting)
+wait_measuring() {
+	_n=0
+	until grep -qs '^kprofctl: measuring ' "$1"; do
+		_n=$((_n + 1)); [ $_n -lt 200 ] || fail "kprofctl never started measuring: $(cat "$1")"; sleep 0.1
+	done
+}
+
 # run_traffic SECONDS: start the sample, wait, stop (stop drains the rings)
 run_traffic() {
 	echo 1 >"$PP/start"
