@@ -8,6 +8,30 @@
 
 using kprof::Cli;
 
+namespace {
+
+// A command line and what its error message must say.
+using UsageCase = std::pair<std::vector<std::string>, std::string>;
+
+// Each command line is a usage error: exit 2, its message on stderr
+// saying why.
+void expect_usage_errors(const std::vector<UsageCase> &cases)
+{
+	for (const auto &[args, why] : cases) {
+		Cli c;
+		std::ostringstream out, err;
+		try {
+			c.parse(args);
+			BOOST_ERROR("accepted: " << why);
+		} catch (const CLI::ParseError &e) {
+			BOOST_TEST(c.exit(e, out, err) == 2);
+		}
+		BOOST_TEST(err.str().find(why) != std::string::npos, err.str());
+	}
+}
+
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(status_defaults)
 {
 	Cli cli;
@@ -294,7 +318,7 @@ BOOST_AUTO_TEST_CASE(diff_options)
 	BOOST_TEST(d.alpha == 0.05);
 	BOOST_TEST(d.fail_if.empty());
 	BOOST_TEST(!d.json);
-	const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+	const std::vector<UsageCase> bad = {
 		{{"diff", "/dev/null"}, "AFTER is required"},
 		{{"diff", "/dev/null", "/no/such/file"}, "/no/such/file"},
 		{{"diff", "/dev/null", "/dev/null", "--fail-if", "max+10%"}, "no interval"},
@@ -302,17 +326,7 @@ BOOST_AUTO_TEST_CASE(diff_options)
 		{{"diff", "/dev/null", "/dev/null", "--alpha", "0.9"}, "--alpha"},
 		{{"diff", "/dev/null", "/dev/null", "--json", "-u", "ms"}, "excludes"},
 	};
-	for (const auto &[args, why] : bad) {
-		Cli c;
-		std::ostringstream out, err;
-		try {
-			c.parse(args);
-			BOOST_ERROR("accepted: " << why);
-		} catch (const CLI::ParseError &e) {
-			BOOST_TEST(c.exit(e, out, err) == 2);
-		}
-		BOOST_TEST(err.str().find(why) != std::string::npos, err.str());
-	}
+	expect_usage_errors(bad);
 }
 
 BOOST_AUTO_TEST_CASE(output_and_save)
@@ -376,23 +390,13 @@ BOOST_AUTO_TEST_CASE(program_after_dashes)
 	const auto plain = Cli().parse({"latency", "-d", "1"});
 	BOOST_TEST(collect_options(plain).command.empty());
 
-	const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+	const std::vector<UsageCase> bad = {
 		{{"latency", "--"}, "name the PROGRAM"},
 		{{"status", "--", "true"}, "only latency, irq and func run a program"},
 		{{"report", "-i", "/dev/null", "--", "true"}, "only latency, irq and func run a program"},
 		{{"diff", "/dev/null", "/dev/null", "--", "true"}, "only latency, irq and func run a program"},
 	};
-	for (const auto &[args, why] : bad) {
-		Cli c;
-		std::ostringstream out, err;
-		try {
-			c.parse(args);
-			BOOST_ERROR("accepted: " << why);
-		} catch (const CLI::ParseError &e) {
-			BOOST_TEST(c.exit(e, out, err) == 2);
-		}
-		BOOST_TEST(err.str().find(why) != std::string::npos, err.str());
-	}
+	expect_usage_errors(bad);
 }
 
 BOOST_AUTO_TEST_CASE(dma_latency_and_priority)
@@ -410,23 +414,13 @@ BOOST_AUTO_TEST_CASE(dma_latency_and_priority)
 	const auto plain = Cli().parse({"latency"});
 	BOOST_TEST(!collect_options(plain).dma_latency_us);
 	BOOST_TEST(!collect_options(plain).priority);
-	const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+	const std::vector<UsageCase> bad = {
 		{{"latency", "-P", "f:0"}, "--priority: bad priority 'f:0': fifo takes a priority from 1 to 99"},
 		{{"irq", "--priority", "x:1"}, "bad priority 'x:1'"},
 		{{"latency", "--dma-latency", "-1"}, "--dma-latency"},
 		{{"report", "-i", "/dev/null", "-P", "f:1"}, "-P"},
 	};
-	for (const auto &[args, why] : bad) {
-		Cli c;
-		std::ostringstream out, err;
-		try {
-			c.parse(args);
-			BOOST_ERROR("accepted: " << why);
-		} catch (const CLI::ParseError &e) {
-			BOOST_TEST(c.exit(e, out, err) == 2);
-		}
-		BOOST_TEST(err.str().find(why) != std::string::npos, err.str());
-	}
+	expect_usage_errors(bad);
 	std::ostringstream help;
 	Cli cli;
 	try {

@@ -191,6 +191,15 @@ BOOST_AUTO_TEST_CASE(readings_of_a_growing_source)
 	const std::string fn = render_top(TopState(), TopSource::Functions, "us", 1000, 0, 0);
 	BOOST_TEST(fn.find("FUNCTION") != std::string::npos, fn);
 	BOOST_TEST(fn.find("calls the probes could not time since the start: 0") != std::string::npos, fn);
+	// A name longer than 16 widens its column: the other columns stay aligned.
+	TopState fns;
+	fns.start({});
+	fns.reading({{{"func", "pktproc_start.part.0", -1}, hist({1000})}, {{"func", "f", -1}, hist({1000})}}, 1.0, 0);
+	const auto fl = lines_of(render_top(fns, TopSource::Functions, "us", 1000, 0, 0));
+	BOOST_TEST_REQUIRE(fl.size() == 7u);
+	BOOST_TEST(fl[3].find(" EVENT") == fl[5].find(" func"), fl[3] + "\n" + fl[5]);
+	BOOST_TEST(fl[5].find(" func") == fl[6].find(" func"), fl[5] + "\n" + fl[6]);
+	BOOST_TEST(fl[5].find(" func") == std::string("pktproc_start.part.0").size(), fl[5]);
 	// A source that went back (a reloaded module) is not a window.
 	BOOST_CHECK_THROW(st.reading({{hard, hist({1000})}}, 1.0, 0), std::invalid_argument);
 }

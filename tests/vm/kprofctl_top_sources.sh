@@ -31,6 +31,15 @@ top_run() {
 	last_frame /tmp/"$name".txt
 }
 
+# expect_total WHAT TOTAL ORACLE: top's last TOTAL of WHAT equals pktproc's
+# count in the file ORACLE, from real traffic
+expect_total() {
+	want=$(cat "$3")
+	echo "$1: pktproc counted $want, top's total is $2"
+	[ "$want" -gt 100 ] || fail "$1: pktproc counted only $want"
+	expect_eq "$1: top's total = pktproc's count" "$2" "$want"
+}
+
 load kprof
 insmod "$KPROF_MODDIR/kprof_pktproc.ko" kprof_hooks=0 rate_pps=2000 batch=4 irq_coalesce=4 || fail "insmod pktproc"
 
@@ -38,18 +47,14 @@ top_run irq --irq
 grep -q '^kprofctl top: kprof.ko.s IRQ tracker' /tmp/irq.txt || fail "--irq: not the tracker's view"
 # "IRQ NAME EVENT RATE P50 P99 MAX COUNT ...": the pktproc handlers' total
 handlers=$(last_frame /tmp/irq.txt | awk '$2 ~ /pktproc/ && $3 == "handler" { s += $8 } END { print s + 0 }')
-echo "top --irq: pktproc's hard IRQs: $(cat /tmp/irq.irqs); the handler rows' total: $handlers"
-[ "$(cat /tmp/irq.irqs)" -gt 100 ] || fail "--irq: only $(cat /tmp/irq.irqs) IRQs"
-expect_eq "top --irq: pktproc's handler total = its hard IRQs" "$handlers" "$(cat /tmp/irq.irqs)"
+expect_total "top --irq: pktproc's handler rows against its hard IRQs" "$handlers" /tmp/irq.irqs
 last_frame /tmp/irq.txt | grep -q '(girq_agg_slots, the budget): 0$' || fail "--irq: samples not aggregated"
 expect_eq "top --irq: the tracker's aggregation after" "$(cat "$KP/girq_aggregate")" 0
 
 top_run func -m kprof_pktproc --match 'pktproc_*'
 grep -q '^kprofctl top: kprof.ko.s function probes' /tmp/func.txt || fail "-m: not the function view"
 calls=$(last_frame /tmp/func.txt | awk '$1 == "pktproc_poll" { print $7 }')
-echo "top -m kprof_pktproc: pktproc's passes: $(cat /tmp/func.passes); pktproc_poll's total: $calls"
-[ "$(cat /tmp/func.passes)" -gt 100 ] || fail "-m: only $(cat /tmp/func.passes) passes"
-expect_eq "top -m: pktproc_poll's total = pktproc's passes" "$calls" "$(cat /tmp/func.passes)"
+expect_total "top -m kprof_pktproc: pktproc_poll's calls against its passes" "$calls" /tmp/func.passes
 last_frame /tmp/func.txt | grep -q 'could not time since the start: 0$' || fail "-m: calls not timed"
 expect_eq "top -m: probes after" "$(grep -c pktproc_ /sys/kernel/debug/kprobes/list || true)" 0
 

@@ -3,6 +3,7 @@
 
 #include "core/counters.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -155,6 +156,21 @@ std::string row_label(const TopState::Key &key)
 	return irq < 0 ? std::get<1>(key) : std::to_string(irq) + " " + std::get<1>(key);
 }
 
+// @s padded with spaces to @width, or cut to it.
+std::string column(const std::string &s, size_t width)
+{
+	return s.size() >= width ? s.substr(0, width) : s + std::string(width - s.size(), ' ');
+}
+
+// The name column's width: the longest row's name, 16 to 40 characters.
+size_t name_width(const TopState &s)
+{
+	size_t w = 16;
+	for (const auto &[key, row] : s.rows())
+		w = std::max(w, row_label(key).size());
+	return std::min<size_t>(w, 40);
+}
+
 }  // namespace
 
 std::string render_top(const TopState &s, TopSource src, const std::string &unit, uint64_t unit_ns, int width,
@@ -162,7 +178,8 @@ std::string render_top(const TopState &s, TopSource src, const std::string &unit
 {
 	static const char *const what[] = {"kprof.ko's in-kernel histograms", "kprof.ko's IRQ tracker",
 					   "kprof.ko's function probes"};
-	static const char *const column[] = {"DEVICE", "IRQ NAME", "FUNCTION"};
+	static const char *const heading[] = {"DEVICE", "IRQ NAME", "FUNCTION"};
+	const size_t nw = name_width(s);
 	std::vector<std::string> lines;
 	char head[256];
 	std::snprintf(head, sizeof(head), "kprofctl top: %s, %.1f s in total, windows of %.1f s (%u)  [q] quit  [r] reset",
@@ -170,16 +187,16 @@ std::string render_top(const TopState &s, TopSource src, const std::string &unit
 	lines.emplace_back(head);
 	lines.push_back(coverage_line(s, src));
 	lines.emplace_back("");
-	lines.push_back(cell("%-16s", column[int(src)]) + cell(" %-20s", "EVENT") + cell(" %10s", "RATE/s") + "  " +
+	lines.push_back(column(heading[int(src)], nw) + cell(" %-20s", "EVENT") + cell(" %10s", "RATE/s") + "  " +
 			cell("%9s", "P50") + cell(" %9s", "P99") + cell(" %9s", "MAX") + "  " + cell("%10s", "COUNT") +
 			cell(" %9s", "P50") + cell(" %9s", "P99") + cell(" %9s", "MAX") + cell(" %9s", "MISSED"));
-	lines.push_back(cell("%-16s", "") + cell(" %-20s", "") + cell(" %10s", "") + "  " +
+	lines.push_back(column("", nw) + cell(" %-20s", "") + cell(" %10s", "") + "  " +
 			cell("%-29s", "last window (" + unit + ")") + "  " +
 			cell("%-50s", "since start (" + unit + ")"));
 	for (const auto &[key, row] : s.rows()) {
 		char rate[32];
 		std::snprintf(rate, sizeof(rate), "%.0f", row.rate);
-		lines.push_back(cell("%-16s", row_label(key)) + cell(" %-20s", std::get<0>(key)) + cell(" %10s", rate) +
+		lines.push_back(column(row_label(key), nw) + cell(" %-20s", std::get<0>(key)) + cell(" %10s", rate) +
 				"  " + stats(row.last, unit_ns) + "  " + cell("%10s", std::to_string(row.total.count())) +
 				stats(row.total, unit_ns) + cell(" %9s", std::to_string(row.uncovered)));
 	}
