@@ -31,6 +31,11 @@ std::string stat_label(EventKind k, uint32_t span_id, const std::vector<std::str
 	return label + ":" + std::to_string(span_id);
 }
 
+std::string source_name(const std::string &device, int irq)
+{
+	return irq < 0 ? device : std::to_string(irq) + " " + device;
+}
+
 bool irq_wanted(const std::vector<std::string> &irqs, int irq, const std::string &name)
 {
 	return irqs.empty() || std::any_of(irqs.begin(), irqs.end(), [&](const std::string &w) {

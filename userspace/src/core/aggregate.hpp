@@ -29,6 +29,10 @@ struct AggregateOptions {
 	std::vector<std::string> irqs;		// tracker events: only these IRQs, by number or name
 };
 
+// A row's source as reports name it: the device "pktproc-q0", or for the
+// tracker's rows (@irq >= 0) the IRQ and its action, "24 kprof_pktproc".
+std::string source_name(const std::string &device, int irq);
+
 // Whether a tracker event of IRQ @irq, action @name, passes --irq @irqs.
 bool irq_wanted(const std::vector<std::string> &irqs, int irq, const std::string &name);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "core/report.hpp"
 
+#include "core/aggregate.hpp"
 #include "core/counters.hpp"
 
 #include <algorithm>
@@ -248,7 +249,7 @@ std::string describe(const WorkloadEnd &w)
 
 std::string row_name(const ReportRow &row)
 {
-	return row.irq < 0 ? row.device : std::to_string(row.irq) + " " + row.device;
+	return source_name(row.device, row.irq);
 }
 
 std::string render_text(const Report &r)

@@ -199,6 +199,13 @@ std::string diff_caption(const RowDiff &row)
 	return c.str();
 }
 
+// @bins, counts of @n samples, in per mille of them.
+void to_per_mille(std::vector<uint64_t> &bins, uint64_t n)
+{
+	for (auto &v : bins)
+		v = uint64_t(std::llround(1000.0 * double(v) / double(n)));
+}
+
 // Both runs' histograms of a row on one axis; each scaled to its own
 // count, so that runs of different lengths compare by shape.
 void draw_diff_chart(std::ostringstream &o, const Diff &d, const RowDiff &row, double y)
@@ -211,11 +218,8 @@ void draw_diff_chart(std::ostringstream &o, const Diff &d, const RowDiff &row, d
 		const Axis axis(std::min(a.min(), b.min()), std::max(a.max(), b.max()));
 		auto ba = display_bins(a, axis), bb = display_bins(b, axis);
 		// Per mille of each run's samples, so that the two share the y axis.
-		for (auto *bins : {&ba, &bb}) {
-			const double n = double(bins == &ba ? a.count() : b.count());
-			for (auto &v : *bins)
-				v = uint64_t(std::llround(1000.0 * double(v) / n));
-		}
+		to_per_mille(ba, a.count());
+		to_per_mille(bb, b.count());
 		const uint64_t peak = std::max(*std::max_element(ba.begin(), ba.end()),
 					       *std::max_element(bb.begin(), bb.end()));
 		draw_axes(o, axis, std::max<uint64_t>(peak, 1));

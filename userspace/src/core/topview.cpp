@@ -152,8 +152,7 @@ std::string coverage_line(const TopState &s, TopSource src)
 // The name column: a device, "IRQ name" or a function.
 std::string row_label(const TopState::Key &key)
 {
-	const int irq = std::get<2>(key);
-	return irq < 0 ? std::get<1>(key) : std::to_string(irq) + " " + std::get<1>(key);
+	return source_name(std::get<1>(key), std::get<2>(key));
 }
 
 // @s padded with spaces to @width, or cut to it.
