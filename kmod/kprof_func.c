@@ -211,9 +211,21 @@ void kprof_func_agg_fill(void)
 	mutex_unlock(&func_mutex);
 }
 
-static size_t cells_size(void)
+static int func_maxactive(void)
 {
-	return array_size(nr_cpu_ids, sizeof(struct func_cell));
+	return max_t(int, FUNC_MAXACTIVE_MIN, 4 * num_possible_cpus());
+}
+
+/*
+ * What a probe holds, charged to the aggregations' budget: its cells and
+ * its kretprobe's instances (their own size; the kernel's pool around
+ * them is not counted).
+ */
+static size_t probe_size(void)
+{
+	return array_size(nr_cpu_ids, sizeof(struct func_cell)) +
+	       array_size(func_maxactive(),
+			  sizeof(struct kretprobe_instance) + sizeof(struct func_data));
 }
 
 /* An unregistered probe's memory; func_mutex held if its cells were in use. */
@@ -227,7 +239,7 @@ static void probe_free(struct func_probe *fp)
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 			kprof_agg_hist_free(fp->cell[cpu].h);
 		kvfree(fp->cell);
-		kprof_agg_uncharge(cells_size());
+		kprof_agg_uncharge(probe_size());
 	}
 	free_percpu(fp->pc);
 	kfree(fp);
@@ -243,11 +255,11 @@ static struct func_probe *probe_alloc(struct func_sess *s, const char *name)
 	fp->s = s;
 	fp->idx = s->nr;
 	fp->pc = alloc_percpu(struct func_pcpu);
-	if (!fp->pc || kprof_agg_charge(cells_size()))
+	if (!fp->pc || kprof_agg_charge(probe_size()))
 		goto fail;
 	fp->cell = kvcalloc(nr_cpu_ids, sizeof(*fp->cell), GFP_KERNEL | __GFP_NOWARN);
 	if (!fp->cell) {
-		kprof_agg_uncharge(cells_size());
+		kprof_agg_uncharge(probe_size());
 		goto fail;
 	}
 	fp->krp = (struct kretprobe) {
@@ -256,7 +268,7 @@ static struct func_probe *probe_alloc(struct func_sess *s, const char *name)
 		.entry_handler = func_entry,
 		.handler = func_return,
 		.data_size = sizeof(struct func_data),
-		.maxactive = max_t(int, FUNC_MAXACTIVE_MIN, 4 * num_possible_cpus()),
+		.maxactive = func_maxactive(),
 	};
 	return fp;
 fail:
@@ -493,6 +505,29 @@ static int func_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * @s's probes unregistered together, so that the kernel waits once for the
+ * handlers in flight rather than once a probe; one at a time if the array
+ * cannot be had.
+ */
+static void sess_unregister(struct func_sess *s)
+{
+	struct kretprobe **rps;
+	unsigned int i;
+
+	rps = kmalloc_array(s->nr, sizeof(*rps), GFP_KERNEL);
+	if (!rps) {
+		for (i = 0; i < s->nr; i++)
+			unregister_kretprobe(&s->fn[i]->krp);
+		return;
+	}
+	for (i = 0; i < s->nr; i++)
+		rps[i] = &s->fn[i]->krp;
+	if (s->nr)
+		unregister_kretprobes(rps, s->nr);
+	kfree(rps);
+}
+
 /* The session's file closed: its probes go, then its memory. */
 static int func_release(struct inode *inode, struct file *file)
 {
@@ -501,8 +536,7 @@ static int func_release(struct inode *inode, struct file *file)
 
 	if (s->state == FUNC_ON)
 		sess_stop(s);
-	for (i = 0; i < s->nr; i++)
-		unregister_kretprobe(&s->fn[i]->krp);
+	sess_unregister(s);
 	mutex_lock(&func_mutex);
 	list_del(&s->node);
 	for (i = 0; i < s->nr; i++)

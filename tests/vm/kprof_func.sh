@@ -54,6 +54,11 @@ expect_fwrite_errno "add pktproc_*" "Invalid argument"
 expect_fwrite_errno "stop" "Invalid argument"
 expect_fwrite_errno "run" "Invalid argument"
 expect_eq "probes registered, disabled, while idle" "$(grep pktproc_ "$KPL" | grep -c DISABLED)" 2
+# Each probe's memory is charged to the aggregations' budget: its cells (24
+# bytes a CPU) and its kretprobe's 64 or more instances (24 bytes or more
+# each, with the call's start).
+used=$(sed -n 's/^used_bytes: //p' "$KP/memory")
+[ "$used" -ge $((2 * 64 * 24)) ] || fail "2 probes charge $used bytes, less than their instances"
 
 # The device's own histograms over the same window, for the passes' times.
 exec 4>"$KP/aggregate"
@@ -106,9 +111,10 @@ awk -v p="$psum" -v b="$bsum" -v n="$batches" 'BEGIN {
 	exit !(d >= 0 && d <= b / n / 2 + 50000)
 }' || fail "pktproc_poll's mean is not the hooks' inside it plus the probe's cost"
 
-# The probes go with the file.
+# The probes go with the file, and so does their memory.
 exec 3>&-
 expect_eq "probes once the file is closed" "$(probes pktproc_)" 0
+expect_eq "memory once the file is closed" "$(sed -n 's/^used_bytes: //p' "$KP/memory")" 0
 # ... and with a killed holder's.
 sh -c "exec 5<>$F; echo 'add pktproc_poll' >&5; echo start >&5; sleep 600" &
 pid=$!
