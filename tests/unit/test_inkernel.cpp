@@ -268,6 +268,7 @@ BOOST_AUTO_TEST_CASE(module_functions_from_kallsyms)
 	BOOST_TEST(!kallsyms_has(text, "pktproc"));
 	BOOST_TEST(func_refusal(ENOENT).find("kallsyms") != std::string::npos);
 	BOOST_TEST(func_refusal(EINVAL).find("blacklist") != std::string::npos);
+	BOOST_TEST(func_refusal(ENOMEM).find("budget") != std::string::npos);
 }
 
 // kprofctl top reads the tracker's and the function probes' histograms

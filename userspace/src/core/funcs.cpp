@@ -81,6 +81,8 @@ std::string func_refusal(int err)
 		return "the run had started";
 	case EILSEQ:
 		return "the address is not on an instruction boundary";
+	case ENOMEM:
+		return "kprof.ko's memory budget is spent (kprof/memory; kprof.ko's agg_budget_kib parameter sets it)";
 	default:
 		return std::strerror(err);
 	}
