@@ -112,8 +112,8 @@ MODULE_PARM_DESC(kprof_hooks, "register with kprof and call its hooks; off makes
 struct pkt {
 	u64 seq;
 	u64 rx_ns;		/* kprof_now() at receive; 0 while kprof is off */
-	bool tunnelled;		/* carries an inner packet (tunnel_every) */
 	u8 payload[PKT_PAYLOAD];
+	bool tunnelled;		/* carries an inner packet (tunnel_every) */
 };
 
 struct pktq {
