@@ -54,7 +54,7 @@ measure 1
 measure 64
 # mean pass time: about 20 us + 2 us a packet; at batch=64 the passes are
 # longer and fewer, the packets' own time about the same.
-mean() { sed -n "s/^pct func $1 null [0-9]* [0-9]* [0-9]* \([0-9.e+]*\)$/\1/p" /tmp/f"$2".txt | cut -d. -f1; }
+mean() { func_mean /tmp/f"$2".txt "$1"; }
 m1=$(mean pktproc_poll 1) m64=$(mean pktproc_poll 64)
 echo "pktproc_poll mean: ${m1} ns at batch=1, ${m64} ns at batch=64"
 [ "$m1" -ge 22000 ] || fail "batch=1: a pass took $m1 ns on average, less than its work"

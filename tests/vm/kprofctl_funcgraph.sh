@@ -42,8 +42,8 @@ read -r fg_calls fg_mean </tmp/fg
 echo nop >"$TR/current_tracer"
 : >"$TR/set_ftrace_filter"
 awk -f /tests/kprofctl_json.awk /tmp/g.json >/tmp/g.flat
-calls=$(sed -n 's/^func pktproc_poll \([0-9]*\) .*/\1/p' /tmp/g.flat)
-mean=$(sed -n 's/^pct func pktproc_poll null [0-9]* [0-9]* [0-9]* \([0-9.e+]*\)$/\1/p' /tmp/g.flat | cut -d. -f1)
+calls=$(func_calls /tmp/g.flat pktproc_poll)
+mean=$(func_mean /tmp/g.flat pktproc_poll)
 echo "pktproc_poll: pktproc $passes passes; kprofctl func $calls calls, mean $mean ns; function_graph $fg_calls calls, mean $fg_mean ns"
 [ "$passes" -gt 500 ] || fail "only $passes passes"
 expect_eq "kprofctl func's calls = pktproc's passes" "$calls" "$passes"

@@ -25,7 +25,7 @@ expect_eq "func -- PROGRAM: kprofctl's exit status is the program's" "$rc" 3
 grep -q "^program: sh -c echo 1 >$PP/start; sleep 2; echo 1 >$PP/stop; exit 3, exited with status 3$" /tmp/w.txt ||
 	fail "the text report does not name the program and its status"
 awk -f /tests/kprofctl_json.awk /tmp/w.json >/tmp/w.flat
-calls=$(sed -n 's/^func pktproc_poll \([0-9]*\) .*/\1/p' /tmp/w.flat)
+calls=$(func_calls /tmp/w.flat pktproc_poll)
 echo "pktproc counted $passes passes; kprofctl func counted $calls calls"
 [ "$passes" -gt 100 ] || fail "the program made only $passes passes"
 expect_eq "calls counted while the program ran = pktproc's passes" "$calls" "$passes"

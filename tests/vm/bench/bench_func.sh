@@ -42,8 +42,8 @@ probed() {
 	wait $pid || fail "kprofctl func: $(cat /tmp/b.err)"
 	awk -f /tests/kprofctl_json.awk /tmp/b.json >/tmp/b.flat
 	grep -q '^lost false$' /tmp/b.flat || fail "kprofctl func lost calls"
-	mean=$(sed -n 's/^pct func pktproc_rx_one null [0-9]* [0-9]* [0-9]* \([0-9.e+]*\)$/\1/p' /tmp/b.flat | cut -d. -f1)
-	calls=$(sed -n 's/^func pktproc_rx_one \([0-9]*\) .*/\1/p' /tmp/b.flat)
+	mean=$(func_mean /tmp/b.flat pktproc_rx_one)
+	calls=$(func_calls /tmp/b.flat pktproc_rx_one)
 	echo "$ns $mean $calls"
 }
 

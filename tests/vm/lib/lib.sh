@@ -69,6 +69,15 @@ pp_stat() {
 
 # expect_errno VALUE FILE MESSAGE: the write must fail with the errno whose
 # text is MESSAGE and leave FILE's content alone
+# func_calls FLAT NAME / func_mean FLAT NAME: function NAME's calls, and
+# its mean in whole ns, in FLAT (kprofctl's JSON through kprofctl_json.awk)
+func_calls() {
+	sed -n "s/^func $2 \([0-9]*\) .*/\1/p" "$1"
+}
+func_mean() {
+	sed -n "s/^pct func $2 null [0-9]* [0-9]* [0-9]* \([0-9.e+]*\)$/\1/p" "$1" | cut -d. -f1
+}
+
 # func_nesting UNKNOWN NESTED DEPTH: a function's nested calls and depth as
 # kprof reports them: "NESTED DEPTH", or UNKNOWN twice before 5.11, whose
 # kprobes keep a task's pending returns to themselves.
