@@ -55,9 +55,7 @@ std::optional<PageHeader> parse_page_header(const void *page, size_t size, size_
 
 bool records_walkable(const uint8_t *data, size_t avail, uint64_t length, ByteOrder order)
 {
-	// kbuffer's record types (type_len): 0 has its length in the next
-	// word, 1..28 are that many words of data, the rest are special.
-	constexpr uint32_t kPadding = 29, kTimeExtend = 30, kTimeStamp = 31;
+	using rb::kPadding, rb::kTimeExtend, rb::kTimeStamp;
 	uint64_t off = 0;
 	while (off < length) {
 		if (off + 4 > avail)
@@ -156,12 +154,8 @@ TepPtr tep_from_tracefs(const std::filesystem::path &tdir, const std::vector<std
 }
 
 Decoder::Decoder(tep_handle *tep)
-	: tep_(tep), order_(byte_order_of(tep)), commit_size_(size_t(tep_get_header_page_size(tep))),
-	  kbuf_(kbuffer_alloc(commit_size_ == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-			      order_.big() ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE))
+	: tep_(tep), order_(byte_order_of(tep)), commit_size_(size_t(tep_get_header_page_size(tep)))
 {
-	if (!kbuf_)
-		throw std::runtime_error("cannot make a kbuffer for this tep handle");
 	bool any = false;
 	for (const auto &spec : kEvents) {
 		tep_event *ev = tep_find_event_by_name(tep, "kprof", spec.event);
@@ -261,51 +255,88 @@ std::optional<int64_t> Decoder::page_missed(const void *page, size_t size) const
 PageResult Decoder::decode_page(const void *page, size_t size, int cpu, std::vector<Sample> &out)
 {
 	PageResult r;
-	// The header is read here, not through kbuffer: kbuffer_missed_events()
-	// says 0 once its cursor has moved past a leading time stamp, and
-	// kbuffer would trust a commit length larger than the page.
+	// The header is read here: kbuffer_missed_events() says 0 once its
+	// cursor has moved past a leading time stamp, and kbuffer would trust
+	// a commit length larger than the page.
 	const auto hdr = parse_page_header(page, size, commit_size_, order_);
 	const auto *base = static_cast<const uint8_t *>(page);
-	if (!hdr || !records_walkable(base + hdr->data_offset, size - hdr->data_offset, hdr->length, order_) ||
-	    kbuffer_load_subbuffer(kbuf_.get(), const_cast<void *>(page)) < 0) {
+	const uint8_t *data = hdr ? base + hdr->data_offset : nullptr;
+	if (!hdr || !records_walkable(data, size - hdr->data_offset, hdr->length, order_)) {
 		r.bad_page = true;
 		return r;
 	}
 	r.missed = hdr->missed;
 	r.bytes = hdr->length;
-	const uint8_t *end = base + hdr->data_offset + hdr->length;
-	unsigned long long ts;
-	for (void *data = kbuffer_read_event(kbuf_.get(), &ts); data; data = kbuffer_next_event(kbuf_.get(), &ts)) {
-		const auto *p = static_cast<const uint8_t *>(data);
-		const int esize = kbuffer_event_size(kbuf_.get());
-		if (p < base || esize < 0 || p + esize > end) {
+	const uint8_t *end = data + hdr->length;
+	for_each_record(data, hdr->length, order_.load(base, 8), order_, [&](const RawRecord &rec) {
+		if (rec.size < 0 || rec.data + rec.size > end) {
 			r.invalid++;	// a record running past the data: stop here
-			break;
+			return false;
 		}
-		decode_record(p, esize, ts, cpu, r, out);
-	}
+		decode_record(rec.data, rec.size, rec.ts, cpu, r, out);
+		return true;
+	});
 	return r;
+}
+
+namespace {
+
+// Device names are short: from 8 to 16 bytes, two words compared (the
+// first 8 bytes and the last 8) decide; a call to memcmp costs more.
+bool same_bytes(const std::string &a, const uint8_t *b, uint32_t len)
+{
+	if (a.size() != len)
+		return false;
+	if (len >= 8 && len <= 16) {
+		uint64_t x[2], y[2];
+		std::memcpy(&x[0], a.data(), 8);
+		std::memcpy(&x[1], a.data() + len - 8, 8);
+		std::memcpy(&y[0], b, 8);
+		std::memcpy(&y[1], b + len - 8, 8);
+		return x[0] == y[0] && x[1] == y[1];
+	}
+	return std::memcmp(a.data(), b, len) == 0;
+}
+
+}  // namespace
+
+uint32_t Decoder::device_of(Layout &l, const uint8_t *raw, uint32_t len)
+{
+	if (!l.last_raw.empty() && same_bytes(l.last_raw, raw, len))
+		return l.last_dev;
+	// The length counts the terminating NUL.
+	std::string_view dev(reinterpret_cast<const char *>(raw), len - 1);
+	if (const auto nul = dev.find('\0'); nul != std::string_view::npos)
+		dev = dev.substr(0, nul);
+	l.last_dev = intern(dev);
+	l.last_raw.assign(reinterpret_cast<const char *>(raw), len);
+	return l.last_dev;
+}
+
+// The event's type, read at the common field's offset when it is known.
+int Decoder::type_of(const uint8_t *p, int esize) const
+{
+	if (type_size_ && esize >= type_off_ + type_size_)
+		return int(order_.load(p + type_off_, type_size_));
+	if (esize < 2)
+		return -1;
+	tep_record rec{};
+	rec.data = const_cast<uint8_t *>(p);
+	rec.size = esize;
+	return tep_data_type(tep_, &rec);
 }
 
 void Decoder::decode_record(const uint8_t *p, int esize, uint64_t ts, int cpu, PageResult &r,
 			    std::vector<Sample> &out)
 {
-	tep_record rec{};
-	rec.data = const_cast<uint8_t *>(p);
-	rec.size = esize;
-	rec.ts = ts;
-	rec.cpu = cpu;
-	// The event's type, read here: the common field's layout is known.
-	const int id = type_size_ && esize >= type_off_ + type_size_ ? int(order_.load(p + type_off_, type_size_))
-		     : esize >= 2				     ? tep_data_type(tep_, &rec)
-								     : -1;
+	const int id = type_of(p, esize);
 	if (id < 0 || size_t(id) >= by_id_.size() || !by_id_[id].known) {
 		r.other++;
 		if (other_ && id >= 0)
 			other_({id, p, esize, ts, cpu});
 		return;
 	}
-	const Layout &l = by_id_[id];
+	Layout &l = by_id_[id];
 	if (esize < l.min_size) {
 		r.invalid++;
 		return;
@@ -316,13 +347,9 @@ void Decoder::decode_record(const uint8_t *p, int esize, uint64_t ts, int cpu, P
 		r.invalid++;
 		return;
 	}
-	// The length counts the terminating NUL.
-	std::string_view dev(reinterpret_cast<const char *>(p + soff), slen - 1);
-	if (const auto nul = dev.find('\0'); nul != std::string_view::npos)
-		dev = dev.substr(0, nul);
-	Sample s;
+	Sample &s = out.emplace_back();
 	s.kind = l.kind;
-	s.dev = intern(dev);
+	s.dev = device_of(l, p + soff, slen);
 	s.cpu = cpu;
 	s.ts = ts;
 	s.value_ns = order_.load(p + l.val_off, l.val_size);
@@ -333,7 +360,6 @@ void Decoder::decode_record(const uint8_t *p, int esize, uint64_t ts, int cpu, P
 		s.irq = int32_t(order_.load(p + l.irq_off, l.irq_size));
 	if (l.flag_off >= 0)
 		s.flag = order_.load(p + l.flag_off, l.flag_size) != 0;
-	out.push_back(s);
 	r.events++;
 }
 

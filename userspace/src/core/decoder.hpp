@@ -34,7 +34,7 @@ public:
 	static constexpr bool kHostBig = std::endian::native == std::endian::big;
 	explicit ByteOrder(bool big = kHostBig) : big_(big) {}
 	bool big() const { return big_; }
-	uint64_t load(const uint8_t *p, int size) const
+	[[gnu::always_inline]] uint64_t load(const uint8_t *p, int size) const
 	{
 		switch (size) {
 		case 1:
@@ -54,7 +54,7 @@ public:
 	uint32_t type_len(uint32_t word) const { return big_ ? word >> 27 : word & 0x1f; }
 
 private:
-	template <class T> T load_as(const uint8_t *p) const
+	template <class T> [[gnu::always_inline]] T load_as(const uint8_t *p) const
 	{
 		T v;
 		std::memcpy(&v, p, sizeof(v));
@@ -113,13 +113,75 @@ struct PageHeader {
 // @commit_size bytes, in byte order @order; nullopt if the header or its
 // length does not fit.
 std::optional<PageHeader> parse_page_header(const void *page, size_t size, size_t commit_size, ByteOrder order);
-// Whether kbuffer can walk the @length bytes of records at @data (@avail
-// bytes readable there). kbuffer (libtraceevent 1.7) follows each record's
-// length unchecked: a padding or type-0 length that does not move forward
-// makes kbuffer_next_event() loop forever, and one past the page reads
-// outside it. This walks the records with kbuffer's arithmetic and accepts
-// only steps that move forward and stay inside the buffer.
+// The ring buffer's record types (type_len): 0 has its length in the next
+// word, 1..28 are that many words of data, the rest are special.
+namespace rb {
+constexpr uint32_t kPadding = 29, kTimeExtend = 30, kTimeStamp = 31;
+constexpr int kTimeShift = 27;			// a header's time delta: 27 bits
+constexpr uint64_t kStampMsb = 0xf8ULL << 56;	// what an absolute stamp leaves out
+}  // namespace rb
+
+// Whether the @length bytes of records at @data (@avail bytes readable
+// there) can be walked: every step moves forward and stays inside the
+// buffer. A padding or type-0 length that does not move forward would loop
+// forever, one past the page would read outside it; kbuffer (libtraceevent
+// 1.7) follows them unchecked, and for_each_record() relies on this check.
 bool records_walkable(const uint8_t *data, size_t avail, uint64_t length, ByteOrder order);
+
+// One data record as the page holds it: the event's bytes, their length as
+// kbuffer_event_size() gives it (type 0: rounded up to words, possibly
+// negative in a damaged page) and the time stamp.
+struct RawRecord {
+	const uint8_t *data;
+	int32_t size;
+	uint64_t ts;
+};
+
+// Hand each data record of the @length bytes at @data to @fn, its time
+// stamp built from the page's @page_ts as kbuffer builds it (deltas,
+// extends, absolute stamps, padding's delta too). The records must be
+// walkable (records_walkable()); a data record past @length is handed over
+// as it is, for the caller to refuse. @fn returns false to stop.
+template <class Fn>
+inline void for_each_record(const uint8_t *data, uint64_t length, uint64_t page_ts, ByteOrder order, Fn &&fn)
+{
+	uint64_t ts = page_ts;
+	uint64_t off = 0;
+	while (off < length) {
+		const auto word = uint32_t(order.load(data + off, 4));
+		const uint32_t type_len = order.type_len(word);
+		const uint32_t delta = order.big() ? word & ((1u << rb::kTimeShift) - 1) : word >> 5;
+		if (type_len != 0 && type_len < rb::kPadding) {
+			ts += delta;
+			if (!fn(RawRecord{data + off + 4, int32_t(4 * type_len), ts}))
+				return;
+			off += 4 + 4 * uint64_t(type_len);
+			continue;
+		}
+		const auto next = uint32_t(order.load(data + off + 4, 4));
+		switch (type_len) {
+		case rb::kPadding:
+			ts += delta;
+			off = uint64_t(int64_t(off) + 4 + int32_t(next));
+			break;
+		case rb::kTimeStamp:
+			ts = ((uint64_t(next) << rb::kTimeShift) + delta) | (ts & rb::kStampMsb);
+			off += 8;
+			break;
+		case rb::kTimeExtend:
+			ts += (uint64_t(next) << rb::kTimeShift) + delta;
+			off += 8;
+			break;
+		default: {
+			const auto size = int32_t((next - 4 + 3) & ~3u);
+			ts += delta;
+			if (!fn(RawRecord{data + off + 8, size, ts}))
+				return;
+			off = uint64_t(int64_t(off) + 8 + size);
+		}
+		}
+	}
+}
 
 // A record of an event that is not kprof's, as it lies in the page.
 struct OtherRecord {
@@ -169,7 +231,13 @@ private:
 		int flag_off = -1, flag_size = 0;
 		int seq_off = -1;
 		int min_size = 0;
+		// The __string's bytes (its NUL too) of this event's last
+		// record and their device: most records repeat them.
+		std::string last_raw;
+		uint32_t last_dev = 0;
 	};
+	uint32_t device_of(Layout &l, const uint8_t *raw, uint32_t len);
+	int type_of(const uint8_t *p, int esize) const;
 	uint32_t intern(std::string_view name);
 	static constexpr size_t kScanDevices = 16;
 
@@ -181,7 +249,6 @@ private:
 	bool kinds_[kNumKinds] = {};
 	std::vector<std::string> devices_;
 	std::map<std::string, uint32_t, std::less<>> device_ids_;
-	KbufferPtr kbuf_;
 	std::function<void(const OtherRecord &)> other_;
 };
 

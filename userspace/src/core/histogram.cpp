@@ -23,35 +23,10 @@ uint64_t Histogram::width_of(size_t index)
 	return 1ULL << ((index - 2 * kSubBuckets) / kSubBuckets + 1);
 }
 
-uint64_t &Histogram::slot(size_t index)
-{
-	auto &g = groups_[index / kSubBuckets];
-	if (g.empty())
-		g.assign(kSubBuckets, 0);
-	return g[index % kSubBuckets];
-}
-
 uint64_t Histogram::bucket(size_t index) const
 {
 	const auto &g = groups_.at(index / kSubBuckets);
 	return g.empty() ? 0 : g[index % kSubBuckets];
-}
-
-void Histogram::record(uint64_t v)
-{
-	slot(index_of(v))++;
-	if (!count_) {
-		min_ = max_ = v;
-		shift_ = double(v);
-	} else if (v < min_) {
-		min_ = v;
-	} else if (v > max_) {
-		max_ = v;
-	}
-	count_++;
-	const double d = double(v) - shift_;
-	s1_ += d;
-	s2_ += d * d;
 }
 
 void Histogram::add_bucket(size_t index, uint64_t n)

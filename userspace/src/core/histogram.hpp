@@ -33,7 +33,23 @@ public:
 	static constexpr size_t kBuckets = KPROF_HIST_ALL_BUCKETS;
 	static constexpr double kRelativeError = 1.0 / (2 * kSubBuckets);
 
-	void record(uint64_t v);
+	// Inline: the decoder's per-record path ends here.
+	void record(uint64_t v)
+	{
+		slot(index_of(v))++;
+		if (!count_) {
+			min_ = max_ = v;
+			shift_ = double(v);
+		} else if (v < min_) {
+			min_ = v;
+		} else if (v > max_) {
+			max_ = v;
+		}
+		count_++;
+		const double d = double(v) - shift_;
+		s1_ += d;
+		s2_ += d * d;
+	}
 	void merge(const Histogram &other);
 
 	// A histogram kept elsewhere (kprof.ko's aggregation): @n values in
@@ -89,7 +105,13 @@ public:
 
 private:
 	static constexpr size_t kGroups = kBuckets / kSubBuckets;
-	uint64_t &slot(size_t index);
+	uint64_t &slot(size_t index)
+	{
+		auto &g = groups_[index / kSubBuckets];
+		if (g.empty()) [[unlikely]]
+			g.assign(kSubBuckets, 0);
+		return g[index % kSubBuckets];
+	}
 
 	// kGroups groups of kSubBuckets buckets, each empty until used.
 	std::vector<std::vector<uint64_t>> groups_ = std::vector<std::vector<uint64_t>>(kGroups);
