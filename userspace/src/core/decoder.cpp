@@ -273,6 +273,8 @@ PageResult Decoder::decode_page(const void *page, size_t size, int cpu, std::vec
 			r.invalid++;	// a record running past the data: stop here
 			return false;
 		}
+		r.first_ts = std::min(r.first_ts, rec.ts);
+		r.last_ts = rec.ts;
 		decode_record(rec.data, rec.size, rec.ts, cpu, r, out);
 		return true;
 	});

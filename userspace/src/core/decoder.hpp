@@ -97,6 +97,8 @@ struct PageResult {
 	// header: -1 if it flagged a loss without a count, else the count.
 	int64_t missed = 0;
 	uint64_t bytes = 0;	// the length of the page's records (its header's)
+	// The time stamps of its first and last record; first > last: none.
+	uint64_t first_ts = UINT64_MAX, last_ts = 0;
 	bool bad_page = false;	// the header or a record's length does not fit the page: nothing read
 };
 

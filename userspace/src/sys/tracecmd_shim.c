@@ -10,15 +10,19 @@
 
 /*
  * Exported by libtracecmd (since 2015: trace-cmd 2.6) and declared only in
- * its private header: the page a record lies in, and the pages' size.
+ * its private header: the page a record lies in, the pages' size, and the
+ * cursor of a CPU's reading, and its last record.
  */
 void *tracecmd_record_page(struct tracecmd_input *handle, struct tep_record *record);
 int tracecmd_page_size(struct tracecmd_input *handle);
+int tracecmd_set_cursor(struct tracecmd_input *handle, int cpu, unsigned long long offset);
+struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
 
 struct kprof_tc {
 	struct tracecmd_input *in;
-	struct tep_record *cur;	/* the record handed out last */
-	void *page;		/* its page */
+	struct tep_record *cur;		/* holds the page handed out last */
+	unsigned long long next;	/* the offset of the page after it */
+	unsigned long long last;	/* the offset of the CPU's last page */
 };
 
 #define KPROF_TC_FLAGS TRACECMD_FL_LOAD_NO_PLUGINS
@@ -95,26 +99,50 @@ int kprof_tc_cpus(struct kprof_tc *tc)
 	return tep_get_cpus(tracecmd_get_tep(tc->in));
 }
 
-/*
- * The record before is freed only once this one is read: its page stays
- * mapped meanwhile, so a new page cannot reuse its address, and a page
- * whose address differs from the last record's is a new one.
- */
-int kprof_tc_next(struct kprof_tc *tc, int cpu, int first, struct kprof_tc_record *out)
+/* The offset of the page @rec lies in: libtracecmd's offsets are
+ * page-aligned in compressed files too. */
+static unsigned long long page_of(const struct tep_record *rec, int size)
 {
-	struct tep_record *rec = first ? tracecmd_read_cpu_first(tc->in, cpu) : tracecmd_read_data(tc->in, cpu);
-	void *page = rec ? tracecmd_record_page(tc->in, rec) : NULL;
-	int new_page = first || page != tc->page;
+	return rec->offset & ~((unsigned long long)size - 1);
+}
+
+/*
+ * A page at a time: libtracecmd finds (and decompresses) the page, the
+ * decoder walks it. The cursor is set to the start of the next page, whose
+ * first record tells its page; libtracecmd skips a page without records.
+ * The CPU's last page bounds the walk: set_cursor() accepts the offset just
+ * past a CPU's data, where the next CPU's data begins.
+ */
+int kprof_tc_next_page(struct kprof_tc *tc, int cpu, int first, struct kprof_tc_page *out)
+{
+	const int size = tracecmd_page_size(tc->in);
+	struct tep_record *rec = NULL;
+	unsigned long long at;
 
 	tracecmd_free_record(tc->cur);
-	tc->cur = rec;
-	tc->page = page;
+	tc->cur = NULL;
+	if (size <= 0)
+		return 0;
+	if (first) {
+		rec = tracecmd_read_cpu_last(tc->in, cpu);
+		if (!rec)
+			return 0;
+		tc->last = page_of(rec, size);
+		tracecmd_free_record(rec);
+		rec = tracecmd_read_cpu_first(tc->in, cpu);
+	} else if (tc->next <= tc->last && tracecmd_set_cursor(tc->in, cpu, tc->next) == 0) {
+		rec = tracecmd_read_data(tc->in, cpu);
+	}
 	if (!rec)
 		return 0;
-	out->data = rec->data;
-	out->size = rec->size;
-	out->ts = rec->ts;
-	out->page = new_page ? page : NULL;
-	out->page_size = tracecmd_page_size(tc->in);
-	return 1;
+	at = page_of(rec, size);
+	if ((!first && at < tc->next) || at > tc->last) {
+		tracecmd_free_record(rec);	/* no progress: stop, never loop */
+		return 0;
+	}
+	tc->cur = rec;
+	tc->next = at + (unsigned long long)size;
+	out->data = tracecmd_record_page(tc->in, rec);
+	out->size = size;
+	return out->data != NULL;
 }

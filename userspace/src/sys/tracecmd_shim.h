@@ -16,17 +16,12 @@ struct tep_handle;
 struct kprof_tc;
 
 /*
- * One record, valid until the next kprof_tc_next() or kprof_tc_close().
- * The first record of each page also carries the page (header included):
- * what was lost before it is in that header. libtracecmd's own count
- * (kbuffer_missed_events()) is 0 when the page begins with a time extend.
+ * One page of a CPU's data as the ring buffer wrote it, header included,
+ * valid until the next kprof_tc_next_page() or kprof_tc_close().
  */
-struct kprof_tc_record {
+struct kprof_tc_page {
 	const void *data;
 	int size;
-	unsigned long long ts;
-	const void *page;	/* NULL but on a page's first record */
-	int page_size;
 };
 
 /* NULL if libtracecmd cannot open @path as a trace-cmd data file. */
@@ -34,8 +29,12 @@ struct kprof_tc *kprof_tc_open(const char *path);
 void kprof_tc_close(struct kprof_tc *tc);
 struct tep_handle *kprof_tc_tep(struct kprof_tc *tc);
 int kprof_tc_cpus(struct kprof_tc *tc);
-/* @cpu's first record if @first, else its next: 1 and @out filled, or 0. */
-int kprof_tc_next(struct kprof_tc *tc, int cpu, int first, struct kprof_tc_record *out);
+/*
+ * @cpu's first page if @first, else the one after the page handed out
+ * last: 1 and @out filled, or 0 once the CPU has no more (or libtracecmd
+ * cannot read on).
+ */
+int kprof_tc_next_page(struct kprof_tc *tc, int cpu, int first, struct kprof_tc_page *out);
 
 #ifdef __cplusplus
 }

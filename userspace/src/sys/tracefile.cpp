@@ -15,36 +15,33 @@ struct InputClose {
 };
 using InputPtr = std::unique_ptr<kprof_tc, InputClose>;
 
-// One pass over the file: the decoder and the samples of one record.
+// One pass over the file: the decoder and the samples of one page.
 struct Pass {
 	TraceFile &f;
 	Decoder decoder;
 	std::vector<Sample> samples;
 };
 
-// A record of @cpu; on the first of a page, what the ring buffer dropped
-// before that page, from its header (> 0 the count, < 0 unknown), as the
-// live path reads it.
-void on_record(Pass &p, const kprof_tc_record *rec, int cpu)
+// A page of @cpu, decoded whole as the live path decodes it: its records,
+// and what the ring buffer dropped before it, from its header.
+void on_page(Pass &p, const kprof_tc_page &page, int cpu)
 {
 	TraceFile &f = p.f;
 	CpuLoss &l = f.cpus[cpu];
 	l.cpu = cpu;
-	l.records++;
-	if (rec->page) {
-		const auto missed = p.decoder.page_missed(rec->page, size_t(rec->page_size));
-		if (!missed)
-			l.bad_pages++;
-		else if (*missed > 0)
-			l.header_missed += uint64_t(*missed);
-		else if (*missed < 0)
-			l.lossy_pages++;
-	}
-	f.first_ts = std::min<uint64_t>(f.first_ts, rec->ts);
-	f.last_ts = std::max<uint64_t>(f.last_ts, rec->ts);
-	PageResult r;
 	p.samples.clear();
-	p.decoder.decode_record(static_cast<const uint8_t *>(rec->data), rec->size, rec->ts, cpu, r, p.samples);
+	const PageResult r = p.decoder.decode_page(page.data, size_t(page.size), cpu, p.samples);
+	l.pages++;
+	l.bad_pages += r.bad_page;
+	l.records += r.events + r.other + r.invalid;
+	if (r.missed > 0)
+		l.header_missed += uint64_t(r.missed);
+	else if (r.missed < 0)
+		l.lossy_pages++;
+	if (r.first_ts <= r.last_ts) {
+		f.first_ts = std::min(f.first_ts, r.first_ts);
+		f.last_ts = std::max(f.last_ts, r.last_ts);
+	}
 	f.events += r.events;
 	f.invalid += r.invalid;
 	f.other += r.other;
@@ -76,9 +73,9 @@ std::unique_ptr<TraceFile> read_trace_file(const std::string &path, const std::v
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		if (!cpus.empty() && std::find(cpus.begin(), cpus.end(), cpu) == cpus.end())
 			continue;
-		kprof_tc_record rec;
-		for (int first = 1; kprof_tc_next(in.get(), cpu, first, &rec); first = 0)
-			on_record(*p, &rec, cpu);
+		kprof_tc_page page;
+		for (int first = 1; kprof_tc_next_page(in.get(), cpu, first, &page); first = 0)
+			on_page(*p, page, cpu);
 	}
 	return f;
 }
