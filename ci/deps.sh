@@ -18,7 +18,7 @@ DEMO_PKGS=(
 PKGS=(
 	"${DEMO_PKGS[@]}" clang libclang-rt-14-dev libtracecmd-dev libboost-test-dev
 	qemu-system-arm qemu-system-misc curl trace-cmd mmdebstrap zstd
-	librsvg2-bin libxml2-utils man-db groff-base tmux shellcheck rt-tests
+	librsvg2-bin libxml2-utils libzstd-dev man-db groff-base tmux shellcheck rt-tests
 	debhelper dh-dkms lintian ccache
 )
 case "${1:-all}" in

@@ -7,6 +7,7 @@
 
 #include "bigendian_tracedat.hpp"
 #include "core/tep.hpp"
+#include "core/tracedat.hpp"
 #include "sys/tracefile.hpp"
 
 #include <cstdlib>
@@ -213,4 +214,123 @@ BOOST_AUTO_TEST_CASE(a_big_endian_boards_file)
 			BOOST_TEST(h.max() == want.second);
 		}
 	}
+}
+
+namespace {
+
+// @from's file converted by trace-cmd to @args (file version, compression).
+fs::path converted(const std::string &args, const std::string &tag)
+{
+	const fs::path out = fs::temp_directory_path() / ("kprof-" + tag + "-" + std::to_string(getpid()) + ".dat");
+	const std::string cmd = "trace-cmd convert " + args + " -i '" + (kDir / "trace.dat").string() + "' -o '" +
+				out.string() + "' >/dev/null 2>&1";
+	BOOST_REQUIRE_MESSAGE(std::system(cmd.c_str()) == 0, "trace-cmd convert " << args << " failed");
+	return out;
+}
+
+void require_same(const TraceFile &a, const TraceFile &b)
+{
+	BOOST_TEST(a.events == b.events);
+	BOOST_TEST(a.invalid == b.invalid);
+	BOOST_TEST(a.other == b.other);
+	BOOST_TEST(a.first_ts == b.first_ts);
+	BOOST_TEST(a.last_ts == b.last_ts);
+	BOOST_REQUIRE(a.cpus.size() == b.cpus.size());
+	for (const auto &[cpu, l] : a.cpus) {
+		const CpuLoss &m = b.cpus.at(cpu);
+		BOOST_TEST(l.records == m.records);
+		BOOST_TEST(l.header_missed == m.header_missed);
+		BOOST_TEST(l.lossy_pages == m.lossy_pages);
+		BOOST_TEST(l.bad_pages == m.bad_pages);
+	}
+	BOOST_REQUIRE(a.agg.totals().size() == b.agg.totals().size());
+	for (const auto &[key, h] : a.agg.totals()) {
+		const Histogram &o = b.agg.totals().at(key);
+		BOOST_TEST(h.count() == o.count());
+		BOOST_TEST(h.min() == o.min());
+		BOOST_TEST(h.max() == o.max());
+		BOOST_TEST(h.mean() == o.mean());
+		BOOST_TEST(h.buckets() == o.buckets());
+	}
+}
+
+}  // namespace
+
+// report -i reads a version-7 file's pages itself (core/tracedat.hpp),
+// zstd-compressed as trace-cmd writes it by default or uncompressed, and
+// finds exactly what the pages libtracecmd hands over give; a version-6
+// file goes through libtracecmd.
+BOOST_AUTO_TEST_CASE(pages_from_the_file_match_libtracecmds)
+{
+	const fs::path none = converted("--file-version 7 --compression none", "v7none");
+	const fs::path v6 = converted("--file-version 6 --compression none", "v6");
+	for (const auto &[path, direct] : {std::pair{kDir / "trace.dat", true}, {none, true}, {v6, false}}) {
+		BOOST_TEST_CONTEXT(path)
+		{
+			const auto mine = read_trace_file(path.string(), {}, {});
+			const auto theirs = read_trace_file(path.string(), {}, {}, PagesFrom::Libtracecmd);
+			BOOST_TEST(mine->direct == direct);
+			BOOST_TEST(!theirs->direct);
+			BOOST_TEST(mine->events == read_text().events);
+			require_same(*mine, *theirs);
+			const auto cpu1 = read_trace_file(path.string(), {1}, {});
+			BOOST_TEST(cpu1->cpus.count(0) == 0u);
+			BOOST_TEST(cpu1->events > 0u);
+			BOOST_TEST(cpu1->events < mine->events);
+		}
+	}
+	fs::remove(none);
+	fs::remove(v6);
+}
+
+// A compressed chunk cut short, or a CPU's data placed outside the file:
+// an error that says so, never a read outside the file.
+BOOST_AUTO_TEST_CASE(damaged_version_7_files_are_refused)
+{
+	std::ifstream in(kDir / "trace.dat", std::ios::binary);
+	const std::string good((std::istreambuf_iterator<char>(in)), {});
+	const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t *>(good.data()), good.size());
+	const auto fly = parse_flyrecord(bytes);
+	BOOST_REQUIRE(fly);
+	BOOST_TEST(fly->compression == "zstd");
+	BOOST_TEST(fly->page_size == 4096u);
+	BOOST_REQUIRE(fly->cpus.size() == 2u);
+	const auto chunks = chunks_of(bytes, *fly, fly->cpus[0]);
+	BOOST_REQUIRE(!chunks.empty());
+
+	// Chunk headers that lie: libtracecmd, which opens the file first,
+	// refuses some itself; chunks_of() refuses them all.
+	const fs::path bad = fs::temp_directory_path() / ("kprof-bad7-" + std::to_string(getpid()) + ".dat");
+	const size_t at = fly->cpus[0].offset + 4;
+	auto damaged = [&](size_t where, uint32_t v, const std::string &what) {
+		std::string b = good;
+		std::memcpy(b.data() + where, &v, 4);
+		const std::span<const uint8_t> span(reinterpret_cast<const uint8_t *>(b.data()), b.size());
+		try {
+			chunks_of(span, *fly, fly->cpus[0]);
+			BOOST_ERROR("chunks_of() took it: " << what);
+		} catch (const std::runtime_error &e) {
+			BOOST_TEST(std::string(e.what()).find(what) != std::string::npos, e.what());
+		}
+		std::ofstream(bad, std::ios::binary | std::ios::trunc) << b;
+		BOOST_CHECK_THROW(read_trace_file(bad.string(), {}, {}), std::runtime_error);
+	};
+	damaged(at, uint32_t(fly->cpus[0].size), "runs past");	// compressed size
+	damaged(at + 4, chunks[0].size - 1, "not whole pages");	// uncompressed size
+	fs::remove(bad);
+
+	// CPU 1's data placed past the end of the file.
+	std::string b = good;
+	const std::span<const uint8_t> span(reinterpret_cast<const uint8_t *>(b.data()), b.size());
+	const std::string needle(reinterpret_cast<const char *>(&fly->cpus[1].offset), 8);
+	const size_t opt = b.rfind(needle);
+	BOOST_REQUIRE(opt != std::string::npos);
+	const uint64_t far = b.size();
+	std::memcpy(b.data() + opt, &far, 8);
+	BOOST_CHECK_THROW(parse_flyrecord(span), std::runtime_error);
+	// Version 6: not read here; a version-7 header cut short: an error.
+	b = good;
+	b[10] = '6';
+	BOOST_TEST(!parse_flyrecord(span).has_value());
+	BOOST_CHECK_THROW(parse_flyrecord(bytes.subspan(0, 12)), std::runtime_error);
 }

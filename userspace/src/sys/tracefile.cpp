@@ -1,9 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "sys/tracefile.hpp"
 
+#include "core/tracedat.hpp"
 #include "sys/tracecmd_shim.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef KPROF_HAVE_ZSTD
+#include <zstd.h>
+#endif
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <memory>
 
 namespace kprof {
@@ -50,13 +61,106 @@ void on_page(Pass &p, const kprof_tc_page &page, int cpu)
 		f.agg.add(s, p.decoder.device_name(s.dev), kNoSpanNames);
 }
 
+// The file's bytes, mapped read-only for the life of the object.
+class Mapped {
+public:
+	explicit Mapped(const std::string &path)
+	{
+		const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+		struct stat st{};
+		if (fd < 0 || fstat(fd, &st) != 0) {
+			const int err = errno;
+			if (fd >= 0)
+				::close(fd);
+			throw std::runtime_error("cannot read " + path + ": " + std::strerror(err));
+		}
+		size_ = size_t(st.st_size);
+		void *p = size_ ? mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+		::close(fd);
+		addr_ = p == MAP_FAILED ? nullptr : p;
+	}
+	~Mapped()
+	{
+		if (addr_)
+			munmap(addr_, size_);
+	}
+	Mapped(const Mapped &) = delete;
+	Mapped &operator=(const Mapped &) = delete;
+	std::span<const uint8_t> bytes() const
+	{
+		return addr_ ? std::span<const uint8_t>(static_cast<const uint8_t *>(addr_), size_)
+			     : std::span<const uint8_t>();
+	}
+
+private:
+	void *addr_ = nullptr;
+	size_t size_ = 0;
+};
+
+// Whether this build decompresses @algo's chunks itself.
+bool decompresses(const std::string &algo)
+{
+#ifdef KPROF_HAVE_ZSTD
+	return algo == "none" || algo == "zstd";
+#else
+	return algo == "none";
+#endif
+}
+
+// @c's pages into @out.
+void decompress(const Chunk &c, std::vector<uint8_t> &out)
+{
+	out.resize(c.size);
+#ifdef KPROF_HAVE_ZSTD
+	const size_t n = ZSTD_decompress(out.data(), out.size(), c.data.data(), c.data.size());
+	if (!ZSTD_isError(n) && n == c.size)
+		return;
+#endif
+	throw std::runtime_error("trace.dat: a chunk of trace data does not decompress to its " +
+				 std::to_string(c.size) + " bytes");
+}
+
+// Every page of @cpu's data, uncompressed, to on_page().
+void read_cpu(Pass &p, std::span<const uint8_t> file, const Flyrecord &fly, const FlyrecordCpu &cpu)
+{
+	const size_t page = fly.page_size;
+	auto pages = [&](std::span<const uint8_t> data) {
+		for (size_t at = 0; at + page <= data.size(); at += page)
+			on_page(p, {data.data() + at, int(page)}, int(cpu.cpu));
+	};
+	if (fly.compression == "none") {
+		pages(file.subspan(cpu.offset, cpu.size));
+		return;
+	}
+	std::vector<uint8_t> buf;
+	for (const auto &c : chunks_of(file, fly, cpu)) {
+		decompress(c, buf);
+		pages(buf);
+	}
+}
+
+// The pages of a version-7 file straight from its bytes (tracedat.hpp):
+// false, having read nothing, if the file is another version or its data
+// is compressed with what this build cannot decompress.
+bool read_directly(const std::string &path, Pass &p, const std::vector<int> &cpus)
+{
+	const Mapped file(path);
+	const auto fly = parse_flyrecord(file.bytes());
+	if (!fly || !decompresses(fly->compression))
+		return false;
+	for (const auto &c : fly->cpus)
+		if (cpus.empty() || std::find(cpus.begin(), cpus.end(), int(c.cpu)) != cpus.end())
+			read_cpu(p, file.bytes(), *fly, c);
+	return true;
+}
+
 }  // namespace
 
 // Every record of the file, a CPU at a time: the statistics need no order
 // across CPUs, and merging them by time (tracecmd_iterate_events) made
 // libtracecmd's share of report -i 3x slower on a file of 10^7 events.
 std::unique_ptr<TraceFile> read_trace_file(const std::string &path, const std::vector<int> &cpus,
-					   const AggregateOptions &aopts)
+					   const AggregateOptions &aopts, PagesFrom from)
 {
 	InputPtr in(kprof_tc_open(path.c_str()));
 	if (!in)
@@ -68,6 +172,10 @@ std::unique_ptr<TraceFile> read_trace_file(const std::string &path, const std::v
 		p.reset(new Pass{*f, Decoder(tep), {}});
 	} catch (const std::runtime_error &e) {
 		throw std::runtime_error(path + ": " + e.what() + " (record with: trace-cmd record -e kprof)");
+	}
+	if (from == PagesFrom::File && read_directly(path, *p, cpus)) {
+		f->direct = true;
+		return f;
 	}
 	const int ncpus = kprof_tc_cpus(in.get());
 	for (int cpu = 0; cpu < ncpus; cpu++) {
