@@ -14,7 +14,6 @@ constexpr std::string_view kMagic{"\x17\x08\x44tracing", 10};
 constexpr uint16_t kOptionsSection = 0;
 constexpr uint16_t kSectionCompressed = 1;	// the section header's flag
 constexpr uint16_t kOptionDone = 0, kOptionBuffer = 3;
-constexpr size_t kSectionHeader = 16;		// id, flags, string id, size
 
 // A cursor over the file's bytes: every read is checked against its end.
 class Reader {
