@@ -52,6 +52,8 @@ public:
 	// field's first 5 bits, the low ones on a little-endian kernel and the
 	// high ones on a big-endian one.
 	uint32_t type_len(uint32_t word) const { return big_ ? word >> 27 : word & 0x1f; }
+	// The same word's time delta: the other 27 bits.
+	uint32_t time_delta(uint32_t word) const { return big_ ? word & ((1u << 27) - 1) : word >> 5; }
 
 private:
 	template <class T> [[gnu::always_inline]] T load_as(const uint8_t *p) const
@@ -152,7 +154,7 @@ inline void for_each_record(const uint8_t *data, uint64_t length, uint64_t page_
 	while (off < length) {
 		const auto word = uint32_t(order.load(data + off, 4));
 		const uint32_t type_len = order.type_len(word);
-		const uint32_t delta = order.big() ? word & ((1u << rb::kTimeShift) - 1) : word >> 5;
+		const uint32_t delta = order.time_delta(word);
 		if (type_len != 0 && type_len < rb::kPadding) {
 			ts += delta;
 			if (!fn(RawRecord{data + off + 4, int32_t(4 * type_len), ts}))

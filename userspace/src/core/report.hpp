@@ -56,6 +56,18 @@ struct CpuLoss {
 	uint64_t lossy_pages = 0;	// pages flagged lost-events without a count
 	RingStats ring;			// movement during the run; entries at the end
 
+	// One page read: whether it was bad, its records, and what its header
+	// says was lost before it (> 0 the count, < 0 a loss without one).
+	void add_page(bool bad, uint64_t recs, int64_t missed)
+	{
+		pages++;
+		bad_pages += bad;
+		records += recs;
+		if (missed > 0)
+			header_missed += uint64_t(missed);
+		else if (missed < 0)
+			lossy_pages++;
+	}
 	// Records the ring buffer says it handed over that were not decoded.
 	uint64_t unaccounted() const { return ring.read > records ? ring.read - records : 0; }
 	// Every event this CPU's buffer took and kprofctl did not decode.

@@ -270,13 +270,7 @@ uint64_t Session::consume(size_t i, std::span<const uint8_t> page, Aggregator &a
 	samples_.clear();
 	const auto r = decoder_.decode_page(page.data(), page.size(), readers_[i]->cpu(), samples_);
 	CpuLoss &l = c.loss[i];
-	l.pages++;
-	l.bad_pages += r.bad_page;
-	l.records += r.events + r.other + r.invalid;
-	if (r.missed > 0)
-		l.header_missed += uint64_t(r.missed);
-	else if (r.missed < 0)
-		l.lossy_pages++;
+	l.add_page(r.bad_page, r.events + r.other + r.invalid, r.missed);
 	c.invalid += r.invalid;
 	c.other += r.other;
 	c.events += r.events;

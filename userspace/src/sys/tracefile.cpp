@@ -42,13 +42,7 @@ void on_page(Pass &p, const kprof_tc_page &page, int cpu)
 	l.cpu = cpu;
 	p.samples.clear();
 	const PageResult r = p.decoder.decode_page(page.data, size_t(page.size), cpu, p.samples);
-	l.pages++;
-	l.bad_pages += r.bad_page;
-	l.records += r.events + r.other + r.invalid;
-	if (r.missed > 0)
-		l.header_missed += uint64_t(r.missed);
-	else if (r.missed < 0)
-		l.lossy_pages++;
+	l.add_page(r.bad_page, r.events + r.other + r.invalid, r.missed);
 	if (r.first_ts <= r.last_ts) {
 		f.first_ts = std::min(f.first_ts, r.first_ts);
 		f.last_ts = std::max(f.last_ts, r.last_ts);
