@@ -91,6 +91,7 @@ static int counters_show(struct seq_file *m, void *v)
 
 		raw_spin_lock_irq(&pc->lock);
 		snap[cpu] = pc->c;
+		snap[cpu].hook_calls += local64_read(&pc->begins) - pc->c.begins_at_reset;
 		raw_spin_unlock_irq(&pc->lock);
 	}
 	counters_print(m, snap);

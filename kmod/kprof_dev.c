@@ -71,6 +71,7 @@ void kprof_dev_reset_stats(struct kprof_dev *dev)
 
 		raw_spin_lock_irq(&pc->lock);
 		memset((char *)pc + off, 0, size);
+		pc->c.begins_at_reset = local64_read(&pc->begins);
 		raw_spin_unlock_irq(&pc->lock);
 	}
 }
@@ -115,6 +116,7 @@ struct kprof_dev *kprof_dev_register(const char *name,
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
 	strscpy(dev->name, name, sizeof(dev->name));
+	dev->name_len = strlen(dev->name);
 	raw_spin_lock_init(&dev->pend_lock);
 	dev->irq = info ? info->irq : -1;
 	if (info && info->span_names) {

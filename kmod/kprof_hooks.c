@@ -11,6 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 
@@ -45,8 +46,9 @@ static void kprof_lat_add(struct kprof_lat *lat, u64 ns)
  * The hooks' slow paths: only reached while kprof_active is on. Each reads
  * the clock where its sample starts or ends, before taking any lock (an end
  * hook after taking the start it closes, so that a start another CPU
- * stored is never after its end), then works with interrupts off under
- * its own CPU's lock (struct kprof_pcpu), which only the readers of that
+ * stored is never after its end). A begin hook only stores its start and
+ * counts itself (stamp()); the others work with interrupts off under
+ * their own CPU's lock (struct kprof_pcpu), which only the readers of that
  * CPU's values contend for, one CPU at a time. What passes between CPUs is
  * lock-free (batch and span starts, seq), or the few stores of the
  * IRQ-to-thread handoff under pend_lock.
@@ -161,15 +163,16 @@ static u32 pend_take(struct kprof_dev *dev, u64 now, u64 *since, int *cpu)
 	return irqs;
 }
 
-/* A begin hook: count it on this CPU, and leave @now in @slot. */
+/*
+ * A begin hook: count it on this CPU, and leave @now in @slot. It takes no
+ * lock: the count is this CPU's own local64_t, and the start is one store.
+ */
 static void stamp(struct kprof_dev *dev, atomic64_t *slot, u64 now)
 {
-	unsigned long flags;
-
-	local_irq_save(flags);
-	raw_spin_unlock(&pc_lock(dev)->lock);
+	preempt_disable();
+	local64_inc(&this_cpu_ptr(dev->pcpu)->begins);
+	preempt_enable();
 	atomic64_set(slot, now);
-	local_irq_restore(flags);
 }
 
 void __kprof_irq_enter(struct kprof_dev *dev)
@@ -214,7 +217,7 @@ void __kprof_irq_exit(struct kprof_dev *dev, irqreturn_t ret)
 		pc->c.wakes++;
 	if (sample(dev, pc, KPROF_K_IRQ_HANDLER, start, now, &ns) &&
 	    trace_kprof_irq_handler_enabled())
-		trace_kprof_irq_handler(dev->name, dev->irq, ns,
+		trace_kprof_irq_handler(dev->name, dev->name_len, dev->irq, ns,
 					next_seq(dev, KPROF_EV_IRQ_HANDLER));
 out:
 	raw_spin_unlock(&pc->lock);
@@ -254,7 +257,8 @@ void __kprof_thread_begin(struct kprof_dev *dev)
 		goto out;
 	pc->c.coalesced += irqs - 1;
 	if (trace_kprof_irq_thread_latency_enabled())
-		trace_kprof_irq_thread_latency(dev->name, dev->irq, hard_cpu, ns, irqs - 1,
+		trace_kprof_irq_thread_latency(dev->name, dev->name_len, dev->irq, hard_cpu,
+					       ns, irqs - 1,
 					       next_seq(dev, KPROF_EV_IRQ_THREAD));
 out:
 	raw_spin_unlock(&pc->lock);
@@ -285,7 +289,7 @@ void __kprof_batch_end(struct kprof_dev *dev, u32 npackets)
 		pc->c.batches++;
 		pc->c.packets += npackets;
 		if (trace_kprof_batch_enabled())
-			trace_kprof_batch(dev->name, npackets, ns,
+			trace_kprof_batch(dev->name, dev->name_len, npackets, ns,
 					  next_seq(dev, KPROF_EV_BATCH));
 	}
 	raw_spin_unlock(&pc->lock);
@@ -309,7 +313,8 @@ static void span_end(struct kprof_dev *dev, u32 id, u64 start, u64 now)
 	if (start && sample(dev, pc, KPROF_K_SPAN0 + id, start, now, &ns)) {
 		pc->c.spans++;
 		if (trace_kprof_span_enabled())
-			trace_kprof_span(dev->name, id, ns, next_seq(dev, KPROF_EV_SPAN));
+			trace_kprof_span(dev->name, dev->name_len, id, ns,
+					 next_seq(dev, KPROF_EV_SPAN));
 	}
 	raw_spin_unlock(&pc->lock);
 }

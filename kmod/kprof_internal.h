@@ -11,6 +11,8 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include <asm/local64.h>
+
 #include <kprof/hist.h>
 #include <kprof/kprof.h>
 
@@ -153,7 +155,7 @@ enum kprof_event {
  * 32-bit CPU.
  */
 struct kprof_counters {
-	u64 hook_calls;		/* slow-path entries of any hook */
+	u64 hook_calls;		/* slow-path entries of any hook; see kprof_pcpu */
 	u64 irqs;		/* kprof_irq_enter() */
 	u64 wakes;		/* kprof_irq_exit(IRQ_WAKE_THREAD) of a stamped IRQ */
 	u64 thread_runs;
@@ -163,6 +165,7 @@ struct kprof_counters {
 	u64 packets;
 	u64 spans;
 	u64 backwards;		/* samples dropped: the clock read before the start */
+	u64 begins_at_reset;	/* kprof_pcpu::begins when the counters were zeroed */
 };
 
 /*
@@ -175,6 +178,13 @@ struct kprof_counters {
  */
 struct kprof_pcpu {
 	raw_spinlock_t lock;
+	/*
+	 * The begin hooks' entries, counted without the lock (a begin hook
+	 * only stores its start): hook_calls is c.hook_calls plus this less
+	 * c.begins_at_reset. local64_t: this CPU adds,
+	 * any CPU reads it whole, also on a 32-bit CPU.
+	 */
+	local64_t begins;
 	u64 hard_start;		/* kprof_irq_enter() on this CPU, for its exit */
 	struct kprof_counters c;
 	struct kprof_lat lat[];	/* KPROF_K_SPAN0 + nr_spans kinds */
@@ -182,6 +192,7 @@ struct kprof_pcpu {
 
 struct kprof_dev {
 	char name[KPROF_NAME_MAX + 1];
+	u32 name_len;
 	int irq;
 	unsigned int nr_spans;
 	const char *span_names[KPROF_MAX_SPANS];

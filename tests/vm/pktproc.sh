@@ -52,6 +52,15 @@ run() {
 	expect_eq "kprof batches = pktproc batches" "$(counter $D batches)" "$(($(pp_stat batches) - b0))"
 	expect_eq "kprof packets = pktproc processed" "$(counter $D packets)" "$done_"
 	expect_eq "kprof packet spans = processed" "$(counter $D spans)" "$done_"
+	# Every hook entry since the reset, the begin hooks' lock-free count
+	# too: enter and exit per IRQ, a thread begin per run, begin and end
+	# per pass, a span_end_at per packet (a backwards sample would blur it).
+	if [ "$(counter $D backwards)" = 0 ]; then
+		expect_eq "kprof hook_calls = the hooks the driver called" "$(counter $D hook_calls)" \
+			"$((2 * $(counter $D irqs) + $(counter $D thread_runs) + 2 * $(counter $D batches) + done_))"
+	else
+		echo "note: $(counter $D backwards) backwards samples: hook_calls not compared"
+	fi
 }
 
 # Per-packet processing against batched, at the same rate.

@@ -35,12 +35,22 @@
 
 int kprof_trace_reg(void);
 void kprof_trace_unreg(void);
+
+/*
+ * A device event's name field: the same __data_loc char[] dev field as
+ * __string(dev, dev), filled with the length kprof_dev_register() measured
+ * (@dev_len, without the NUL it copies too) instead of a strlen() and a
+ * strcpy() per event.
+ */
+#define KPROF_DEV_FIELD		__dynamic_array(char, dev, (dev_len) + 1)
+#define KPROF_DEV_ASSIGN	memcpy(__get_dynamic_array(dev), dev, (dev_len) + 1)
 int kprof_girq_reg(void);
 void kprof_girq_unreg(void);
 
 /**
  * kprof_irq_thread_latency - hard-IRQ entry to threaded-handler start
  * @dev:	kprof device name
+ * @dev_len:	its length
  * @irq:	Linux IRQ number the device registered (-1 if none)
  * @hard_cpu:	CPU that took the first unserviced hard IRQ
  * @delta_ns:	from the first unserviced kprof_irq_enter() to
@@ -55,11 +65,11 @@ void kprof_girq_unreg(void);
  * @delta_ns spans thread to thread.
  */
 TRACE_EVENT_FN(kprof_irq_thread_latency,
-	TP_PROTO(const char *dev, int irq, int hard_cpu, u64 delta_ns, u32 coalesced,
+	TP_PROTO(const char *dev, u32 dev_len, int irq, int hard_cpu, u64 delta_ns, u32 coalesced,
 		 u64 seq),
-	TP_ARGS(dev, irq, hard_cpu, delta_ns, coalesced, seq),
+	TP_ARGS(dev, dev_len, irq, hard_cpu, delta_ns, coalesced, seq),
 	TP_STRUCT__entry(
-		__string(dev, dev)
+		KPROF_DEV_FIELD
 		__field(int, irq)
 		__field(int, hard_cpu)
 		__field(u64, delta_ns)
@@ -67,7 +77,7 @@ TRACE_EVENT_FN(kprof_irq_thread_latency,
 		__field(u64, seq)
 	),
 	TP_fast_assign(
-		kprof_assign_str(dev, dev);
+		KPROF_DEV_ASSIGN;
 		__entry->irq = irq;
 		__entry->hard_cpu = hard_cpu;
 		__entry->delta_ns = delta_ns;
@@ -83,21 +93,22 @@ TRACE_EVENT_FN(kprof_irq_thread_latency,
 /**
  * kprof_irq_handler - time spent in the hard (primary) handler
  * @dev:	kprof device name
+ * @dev_len:	its length
  * @irq:	Linux IRQ number the device registered (-1 if none)
  * @duration_ns: kprof_irq_enter() to kprof_irq_exit()
  * @seq:	see above
  */
 TRACE_EVENT_FN(kprof_irq_handler,
-	TP_PROTO(const char *dev, int irq, u64 duration_ns, u64 seq),
-	TP_ARGS(dev, irq, duration_ns, seq),
+	TP_PROTO(const char *dev, u32 dev_len, int irq, u64 duration_ns, u64 seq),
+	TP_ARGS(dev, dev_len, irq, duration_ns, seq),
 	TP_STRUCT__entry(
-		__string(dev, dev)
+		KPROF_DEV_FIELD
 		__field(int, irq)
 		__field(u64, duration_ns)
 		__field(u64, seq)
 	),
 	TP_fast_assign(
-		kprof_assign_str(dev, dev);
+		KPROF_DEV_ASSIGN;
 		__entry->irq = irq;
 		__entry->duration_ns = duration_ns;
 		__entry->seq = seq;
@@ -110,21 +121,22 @@ TRACE_EVENT_FN(kprof_irq_handler,
 /**
  * kprof_batch - one processing pass over a batch of packets
  * @dev:	kprof device name
+ * @dev_len:	its length
  * @packets:	packets processed in the pass (kprof_batch_end()'s argument)
  * @duration_ns: kprof_batch_begin() to kprof_batch_end()
  * @seq:	see above
  */
 TRACE_EVENT_FN(kprof_batch,
-	TP_PROTO(const char *dev, u32 packets, u64 duration_ns, u64 seq),
-	TP_ARGS(dev, packets, duration_ns, seq),
+	TP_PROTO(const char *dev, u32 dev_len, u32 packets, u64 duration_ns, u64 seq),
+	TP_ARGS(dev, dev_len, packets, duration_ns, seq),
 	TP_STRUCT__entry(
-		__string(dev, dev)
+		KPROF_DEV_FIELD
 		__field(u32, packets)
 		__field(u64, duration_ns)
 		__field(u64, seq)
 	),
 	TP_fast_assign(
-		kprof_assign_str(dev, dev);
+		KPROF_DEV_ASSIGN;
 		__entry->packets = packets;
 		__entry->duration_ns = duration_ns;
 		__entry->seq = seq;
@@ -137,22 +149,23 @@ TRACE_EVENT_FN(kprof_batch,
 /**
  * kprof_span - a driver-defined begin/end interval
  * @dev:	kprof device name
+ * @dev_len:	its length
  * @id:		span id; its name is in debugfs kprof/<dev>/spans
  * @delta_ns:	kprof_span_begin() (or the start the driver passed to
  *		kprof_span_end_at()) to kprof_span_end()
  * @seq:	see above (one sequence for all span ids of a device)
  */
 TRACE_EVENT_FN(kprof_span,
-	TP_PROTO(const char *dev, u32 id, u64 delta_ns, u64 seq),
-	TP_ARGS(dev, id, delta_ns, seq),
+	TP_PROTO(const char *dev, u32 dev_len, u32 id, u64 delta_ns, u64 seq),
+	TP_ARGS(dev, dev_len, id, delta_ns, seq),
 	TP_STRUCT__entry(
-		__string(dev, dev)
+		KPROF_DEV_FIELD
 		__field(u32, id)
 		__field(u64, delta_ns)
 		__field(u64, seq)
 	),
 	TP_fast_assign(
-		kprof_assign_str(dev, dev);
+		KPROF_DEV_ASSIGN;
 		__entry->id = id;
 		__entry->delta_ns = delta_ns;
 		__entry->seq = seq;
