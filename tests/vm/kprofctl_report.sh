@@ -59,6 +59,17 @@ trace_seqs() {
 		n[k]++; if (seq < lo[k]) lo[k] = seq; if (seq > hi[k]) hi[k] = seq
 	} END { for (k in n) print "check", k, n[k], hi[k] - lo[k] + 1 }' "$1" | sort
 }
+# seq_gaps DEVICE EVENT: the seqs missing from one device's (or CPU's)
+# records of an event, with the time stamps either side, and the first and
+# last record's seq and time stamp: where in the recording the gap is
+seq_gaps() {
+	case $1 in
+	cpu*) grep " \[0*${1#cpu}\] .* $2: " /tmp/t.txt ;;
+	*) grep " $2: *dev=$1 " /tmp/t.txt ;;
+	esac | sed 's/.* \([0-9.]*\): .* seq=\([0-9]*\).*/\2 \1/' | sort -n |
+		awk 'NR == 1 { f = $0 } NR > 1 && $1 != s + 1 { printf "%d..%d missing (%s..%s); ", s + 1, $1 - 1, t, $2 }
+			{ s = $1; t = $2 } END { printf "first %s, last %s", f, $0 }'
+}
 trace_seqs /tmp/t.txt >/tmp/want.txt
 grep '^check ' /tmp/r.txt | sort >/tmp/got.txt
 diff /tmp/want.txt /tmp/got.txt || fail "cross-check rows differ from trace-cmd report's counts and seq spans (< trace-cmd, > kprofctl)"
@@ -67,6 +78,9 @@ if awk '$4 != $5 { exit 1 }' /tmp/want.txt; then
 	grep -q '^lost false$' /tmp/r.txt || fail "losses reported in a recording without a seq gap"
 else
 	echo "note: seq gaps in trace-cmd's own records: $(awk '$4 != $5' /tmp/want.txt | tr '\n' ';')"
+	awk '$4 != $5 { print $2, $3 }' /tmp/want.txt | while read -r d e; do
+		echo "  $d $e: $(seq_gaps "$d" "$e")"
+	done
 	grep -q '^lost true$' /tmp/r.txt || fail "trace-cmd's records miss seqs, kprofctl reports no loss"
 fi
 n=0
