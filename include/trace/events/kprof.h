@@ -35,6 +35,8 @@
 
 int kprof_trace_reg(void);
 void kprof_trace_unreg(void);
+int kprof_girq_reg(void);
+void kprof_girq_unreg(void);
 
 /*
  * A device event's name field: the same __data_loc char[] dev field as
@@ -44,8 +46,6 @@ void kprof_trace_unreg(void);
  */
 #define KPROF_DEV_FIELD		__dynamic_array(char, dev, (dev_len) + 1)
 #define KPROF_DEV_ASSIGN	memcpy(__get_dynamic_array(dev), dev, (dev_len) + 1)
-int kprof_girq_reg(void);
-void kprof_girq_unreg(void);
 
 /**
  * kprof_irq_thread_latency - hard-IRQ entry to threaded-handler start
