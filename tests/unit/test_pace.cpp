@@ -4,6 +4,10 @@
 
 #include "core/pace.hpp"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 using namespace std::chrono;
 using kprof::pass_pause;
 
@@ -44,4 +48,64 @@ BOOST_AUTO_TEST_CASE(no_rate_or_more_waiting)
 	BOOST_TEST(ms(pass_pause(5, false, nanoseconds(0), 512)) == 10);
 	BOOST_TEST(ms(pass_pause(5, false, nanoseconds(-5), 512)) == 10);
 	BOOST_TEST(ms(pass_pause(5, false, seconds(1), 0)) == 10);
+}
+
+namespace {
+
+// Buffers of so many pages each, the last of each the writer's; read()
+// logs which buffer each read was of.
+struct Buffers {
+	std::vector<size_t> left;
+	std::vector<size_t> order;
+	kprof::PageRead read(size_t i)
+	{
+		order.push_back(i);
+		if (!left[i])
+			return {};
+		left[i]--;
+		return {true, 4000, left[i] == 0};
+	}
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(drain_rounds_share_the_reads)
+{
+	Buffers b{{36, 20}, {}};
+	const auto d = kprof::drain_rounds(2, 16, 256, [&](size_t i) { return b.read(i); });
+	// 16 of CPU 0, 16 of CPU 1, 16 of CPU 0, the last 4 of CPU 1, the last
+	// 4 of CPU 0: each stops at its writer's page, with no empty read.
+	std::vector<size_t> want;
+	for (auto [cpu, n] : {std::pair{0, 16}, {1, 16}, {0, 16}, {1, 4}, {0, 4}})
+		want.insert(want.end(), n, size_t(cpu));
+	BOOST_TEST(b.order == want, boost::test_tools::per_element());
+	BOOST_TEST(d[0].pages == 36u);
+	BOOST_TEST(d[0].bytes == 36u * 4000);
+	BOOST_TEST(d[1].pages == 20u);
+	BOOST_TEST(!d[0].more);
+	BOOST_TEST(!d[1].more);
+}
+
+BOOST_AUTO_TEST_CASE(drain_rounds_cap_and_empty_buffers)
+{
+	Buffers b{{1000, 0, 3}, {}};
+	const auto d = kprof::drain_rounds(3, 16, 40, [&](size_t i) { return b.read(i); });
+	BOOST_TEST(d[0].pages == 40u);	// capped: more may wait
+	BOOST_TEST(d[0].more);
+	BOOST_TEST(d[1].pages == 0u);	// empty: one read, then done
+	BOOST_TEST(!d[1].more);
+	BOOST_TEST(std::count(b.order.begin(), b.order.end(), 1u) == 1);
+	BOOST_TEST(d[2].pages == 3u);
+	BOOST_TEST(b.left[0] == 960u);
+}
+
+BOOST_AUTO_TEST_CASE(the_writers_page_is_under_three_quarters_full)
+{
+	BOOST_TEST(kprof::writers_page(0, 4096));
+	BOOST_TEST(kprof::writers_page(3071, 4096));
+	BOOST_TEST(!kprof::writers_page(3072, 4096));
+	BOOST_TEST(!kprof::writers_page(4080, 4096));
+	// Sub-buffers larger than a page (6.8+ buffer_subbuf_size_kb).
+	BOOST_TEST(kprof::writers_page(8000, 16384));
+	BOOST_TEST(!kprof::writers_page(16000, 16384));
 }

@@ -197,6 +197,21 @@ BOOST_AUTO_TEST_CASE(json_shape)
 	BOOST_TEST(j.at("cross_check")[0].at("not_read") == 0);
 	r.checked = false;
 	BOOST_TEST(render_json(r).at("cross_check").is_null());
+	BOOST_TEST(!loss.contains("reader_queue"));	// none: not a streaming run
+}
+
+// The queue between the reading and decoding threads, as reports show it.
+BOOST_AUTO_TEST_CASE(reader_queue_in_json_and_text)
+{
+	Report r;
+	r.loss.resize(1);
+	r.reader_queue = kprof::QueueFigures{2 << 20, 106496, 3};
+	const auto q = render_json(r).at("loss").at("reader_queue");
+	BOOST_TEST(q.at("limit_bytes") == 2 << 20);
+	BOOST_TEST(q.at("high_water_bytes") == 106496);
+	BOOST_TEST(q.at("waits") == 3);
+	BOOST_TEST(render_text(r).find("pages queued for decoding: at most 104 of 2048 KiB, 3 waits for room\n") !=
+		   std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(loss_is_loud_in_text)

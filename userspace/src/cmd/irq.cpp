@@ -9,6 +9,7 @@
 #include "core/counters.hpp"
 #include "sys/sys.hpp"
 
+#include <atomic>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -44,7 +45,7 @@ public:
 	}
 	void pass_done() override { keep(analyzer_.take(false)); }
 	void window_open(uint64_t mono_ns) override { analyzer_.arm(mono_ns); }
-	bool stop() const override { return hit_; }
+	bool stop() const override { return hit_.load(std::memory_order_relaxed); }
 
 	std::vector<Analysis> finish()
 	{
@@ -63,7 +64,7 @@ private:
 
 	Analyzer analyzer_;
 	bool keep_going_;
-	bool hit_ = false;
+	std::atomic<bool> hit_{false};	// set by the decoding thread
 	std::unique_ptr<ContextDecoder> ctx_;
 	std::vector<Analysis> analyses_;
 };

@@ -252,6 +252,12 @@ std::optional<int64_t> Decoder::page_missed(const void *page, size_t size) const
 	return h->missed;
 }
 
+uint64_t Decoder::page_length(const void *page, size_t size) const
+{
+	const auto h = parse_page_header(page, size, commit_size_, order_);
+	return h ? h->length : 0;
+}
+
 PageResult Decoder::decode_page(const void *page, size_t size, int cpu, std::vector<Sample> &out)
 {
 	PageResult r;

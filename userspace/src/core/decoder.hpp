@@ -214,6 +214,9 @@ public:
 	// What the header of a @size-byte page says was lost before it (as
 	// PageResult::missed); nullopt if the header does not fit.
 	std::optional<int64_t> page_missed(const void *page, size_t size) const;
+	// The bytes of records its header says a @size-byte page holds; 0 if
+	// the header does not fit. Safe beside decode_page() on another thread.
+	uint64_t page_length(const void *page, size_t size) const;
 
 	const std::string &device_name(uint32_t id) const { return devices_[id]; }
 	size_t device_count() const { return devices_.size(); }

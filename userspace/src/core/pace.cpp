@@ -22,4 +22,29 @@ std::chrono::nanoseconds pass_pause(uint64_t busiest_bytes, bool capped, std::ch
 	return std::max(p.min, std::chrono::nanoseconds((int64_t)pause));
 }
 
+std::vector<SourceDrain> drain_rounds(size_t sources, size_t round, size_t cap,
+				      const std::function<PageRead(size_t)> &read)
+{
+	std::vector<SourceDrain> out(sources);
+	std::vector<bool> done(sources, false);
+	while (std::count(done.begin(), done.end(), false)) {
+		for (size_t i = 0; i < sources; i++) {
+			for (size_t n = 0; !done[i] && n < round; n++) {
+				if (out[i].pages == cap) {
+					out[i].more = true;
+					done[i] = true;
+					break;
+				}
+				const PageRead r = read(i);
+				if (r.got) {
+					out[i].pages++;
+					out[i].bytes += r.bytes;
+				}
+				done[i] = !r.got || r.last;
+			}
+		}
+	}
+	return out;
+}
+
 }  // namespace kprof

@@ -6,7 +6,10 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 namespace kprof {
 
@@ -27,5 +30,38 @@ struct PassPace {
 // rate (nothing read, no time) it is @p.min.
 std::chrono::nanoseconds pass_pause(uint64_t busiest_bytes, bool capped, std::chrono::nanoseconds since,
 				    uint64_t buffer_bytes, const PassPace &p = {});
+
+// One read from a CPU's buffer: whether it gave a page, the bytes of
+// records in it, and whether it was the writer's page (last: the CPU has
+// nothing more for this pass).
+struct PageRead {
+	bool got = false;
+	uint64_t bytes = 0;
+	bool last = false;
+};
+
+// What a pass read from one CPU, and whether it stopped at the page cap
+// with more perhaps waiting.
+struct SourceDrain {
+	size_t pages = 0;
+	uint64_t bytes = 0;
+	bool more = false;
+};
+
+// One pass over @sources buffers: @read(i) takes the next page of buffer
+// i. The buffers are read in rounds of @round pages each, so that one busy
+// CPU does not wait behind another, until each is empty, has given its
+// writer's page, or has given @cap pages.
+std::vector<SourceDrain> drain_rounds(size_t sources, size_t round, size_t cap,
+				      const std::function<PageRead(size_t)> &read);
+
+// Whether a page of @bytes of records, of a @page_size-byte sub-buffer,
+// is the writer's page: a reader is handed a page the writers have left
+// whole, so one under 3/4 full was (almost surely) still being written.
+// Reading on would chase the writer an event at a time.
+inline bool writers_page(uint64_t bytes, size_t page_size)
+{
+	return bytes * 4 < uint64_t(page_size) * 3;
+}
 
 }  // namespace kprof

@@ -149,6 +149,9 @@ void render_loss_text(std::ostringstream &o, const Report &r)
 		  << l.ring.commit_overrun << "/" << l.ring.dropped << "/" << l.ring.entries << "/"
 		  << l.header_missed << (l.lossy_pages ? "+?" : "") << (l.bad_pages ? " (bad pages!)" : "");
 	o << "\n";
+	if (const auto &q = r.reader_queue)
+		o << "pages queued for decoding: at most " << q->high_water_bytes / 1024 << " of "
+		  << q->limit_bytes / 1024 << " KiB, " << q->waits << " waits for room\n";
 	if (!r.checked) {
 		o << "\ncross-check: " << r.check_note << "\n";
 		return;
@@ -410,6 +413,10 @@ nlohmann::json render_json(const Report &r)
 		out["functions"] = funcs_json(r);
 		out["cpus"] = r.cpus;
 	}
+	if (const auto &q = r.reader_queue)
+		out["loss"]["reader_queue"] = {{"limit_bytes", q->limit_bytes},
+					       {"high_water_bytes", q->high_water_bytes},
+					       {"waits", q->waits}};
 	if (r.in_kernel) {
 		out["loss"]["overflow"] = r.overflow;
 		out["loss"]["untracked"] = r.untracked;

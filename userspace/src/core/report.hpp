@@ -5,6 +5,7 @@
 
 #include "core/funcs.hpp"
 #include "core/histogram.hpp"
+#include "core/pagequeue.hpp"
 #include "core/system.hpp"
 
 #include <nlohmann/json.hpp>
@@ -104,6 +105,8 @@ struct Report {
 	bool per_cpu = false;
 	std::vector<ReportRow> rows;
 	std::vector<CpuLoss> loss;
+	// Streaming: the queue between the reading and the decoding thread.
+	std::optional<QueueFigures> reader_queue;
 	uint64_t events_read = 0;
 	uint64_t invalid = 0;		// records that did not decode
 	uint64_t other = 0;		// records of other event systems

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -201,6 +202,8 @@ Session::Session(const Plan &plan, const CollectOptions &opts, Watcher *watcher)
 		readers_.push_back(std::make_unique<CpuReader>(inst_, c));
 	buffer_bytes_ = buffer_bytes();
 	samples_.reserve(4096);
+	const uint64_t all = buffer_bytes_ * readers_.size();
+	queue_ = std::make_unique<PageQueue>(std::clamp<uint64_t>(all, kQueueMin, kQueueMax));
 }
 
 // The size of the smallest per-CPU buffer (per_cpu/cpuN/buffer_size_kb).
@@ -264,47 +267,115 @@ void Session::wait_attached(Collected &c)
 					 "(see dmesg)");
 }
 
-// Returns the bytes of records in @page.
-uint64_t Session::consume(size_t i, std::span<const uint8_t> page, Aggregator &agg, Collected &c)
+// Decoding thread: one page of CPU @i's buffer into the aggregator.
+void Session::consume(size_t i, std::span<const uint8_t> page, Aggregator &agg, Collected &c)
 {
 	samples_.clear();
-	const auto r = decoder_.decode_page(page.data(), page.size(), readers_[i]->cpu(), samples_);
+	const auto r = decoder_.decode_page(page.data(), page.size(), plan_.cpus[i], samples_);
 	CpuLoss &l = c.loss[i];
 	l.add_page(r.bad_page, r.events + r.other + r.invalid, r.missed);
 	c.invalid += r.invalid;
 	c.other += r.other;
 	c.events += r.events;
+	shown_events_.store(c.events, std::memory_order_relaxed);
+	if (r.missed > 0)
+		shown_missed_.fetch_add(uint64_t(r.missed), std::memory_order_relaxed);
 	for (const auto &s : samples_) {
 		const std::string &name = decoder_.device_name(s.dev);
 		agg.add(s, name, plan_.span_names);
 		if (watcher_)
 			watcher_->sample(s, name);
 	}
-	return r.bytes;
+}
+
+// Decoding thread: the queue's items in order, until it is closed and
+// empty. -P is per thread, and this one starts with the default policy
+// (set_priority() resets it on fork): it takes -P of its own. An error
+// aborts the queue, which the reading loop sees.
+void Session::decode_loop(const CollectOptions &opts, Aggregator &agg, Collected &c)
+{
+	try {
+		if (opts.priority)
+			set_priority(*opts.priority);
+		while (auto it = queue_->pop()) {
+			switch (it->mark) {
+			case kPage:
+				consume(it->source, it->bytes, agg, c);
+				queue_->recycle(std::move(it->bytes));
+				break;
+			case kPassDone:
+				if (watcher_)
+					watcher_->pass_done();
+				break;
+			case kWindowClose:
+				agg.window_close(*c.e1);
+				break;
+			}
+		}
+	} catch (...) {
+		decode_error_ = std::current_exception();
+		queue_->abort();
+	}
+}
+
+void Session::start_decoding(const CollectOptions &opts, Aggregator &agg, Collected &c)
+{
+	decoding_ = std::thread([this, &opts, &agg, &c] { decode_loop(opts, agg, c); });
+}
+
+// Everything queued is decoded when this returns (or the decoder failed).
+void Session::stop_decoding()
+{
+	queue_->close();
+	if (decoding_.joinable())
+		decoding_.join();
+}
+
+Session::~Session()
+{
+	stop_decoding();
+}
+
+void Session::queue_mark(Mark m)
+{
+	queue_->push({0, m, {}});
+	queue_->publish();
+}
+
+// Reading thread: the next page of CPU @i's buffer, queued for decoding.
+// In a pass, the writer's page ends the CPU's reading (writers_page()).
+PageRead Session::read_page(size_t i, Drain how)
+{
+	if (g_stop >= 2 || queue_->aborted())
+		return {};
+	CpuReader &r = *readers_[i];
+	auto buf = queue_->buffer(r.page_size());
+	const size_t n = how == Drain::Flush ? r.flush(buf) : r.read(buf);
+	if (!n) {
+		queue_->recycle(std::move(buf));
+		return {};
+	}
+	buf.resize(n);
+	const uint64_t bytes = decoder_.page_length(buf.data(), n);
+	queue_->push({uint32_t(i), kPage, std::move(buf)});
+	return {true, bytes, how == Drain::Pass && writers_page(bytes, r.page_size())};
 }
 
 // Drain::Pass reads at most kPassPages per CPU, so that a rate the reader
 // cannot keep up with still lets the loop see the end of the duration
 // and signals; All and Flush read until the buffers are empty, once the
-// events are off.
-Session::Drained Session::drain(Drain how, Aggregator &agg, Collected &c)
+// events are off. A second signal abandons the rest: teardown must come
+// promptly.
+Session::Drained Session::drain(Drain how)
 {
+	const size_t cap = how == Drain::Pass ? kPassPages : SIZE_MAX;
+	const auto read = drain_rounds(readers_.size(), kRoundPages, cap, [&](size_t i) { return read_page(i, how); });
 	Drained d;
-	// A second signal abandons the rest: teardown must come promptly.
-	for (size_t i = 0; i < readers_.size(); i++) {
-		uint64_t bytes = 0;
-		size_t n = 0;
-		for (; g_stop < 2 && (how != Drain::Pass || n < kPassPages); n++) {
-			const auto page = how == Drain::Flush ? readers_[i]->flush() : readers_[i]->read();
-			if (page.empty())
-				break;
-			bytes += consume(i, page, agg, c);
-		}
-		d.busiest = std::max(d.busiest, bytes);
-		d.capped |= n == kPassPages;
+	for (const auto &r : read) {
+		d.busiest = std::max(d.busiest, r.bytes);
+		d.capped |= r.more;
 	}
-	if (watcher_)
-		watcher_->pass_done();
+	queue_mark(kPassDone);
 	return d;
 }
 
@@ -344,15 +415,48 @@ void Session::wait_for_data(Clock::duration most)
 	woke_on_data_ = n > 0;
 }
 
-void Session::progress(Clock::duration elapsed, const Collected &c) const
+void Session::progress(Clock::duration elapsed) const
 {
-	uint64_t missed = 0;
-	for (const auto &l : c.loss)
-		missed += l.header_missed;
 	std::fprintf(stderr, "\rkprofctl: %.1f s, %llu events, %llu missed  ",
-		     std::chrono::duration<double>(elapsed).count(), (unsigned long long)c.events,
-		     (unsigned long long)missed);
+		     std::chrono::duration<double>(elapsed).count(),
+		     (unsigned long long)shown_events_.load(std::memory_order_relaxed),
+		     (unsigned long long)shown_missed_.load(std::memory_order_relaxed));
 	std::fflush(stderr);
+}
+
+// Reading thread, from the window's opening to the buffers' last page.
+// The decoding thread starts once the window has set -P.
+void Session::read_window(const CollectOptions &opts, Aggregator &agg, Collected &c)
+{
+	const bool tty = isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
+	Window window(opts);
+	start_decoding(opts, agg, c);
+	const auto start = window.start();
+	auto last_progress = start;
+	while (!window.over() && !(watcher_ && watcher_->stop()) && !queue_->aborted()) {
+		const auto now = Clock::now();
+		pace(drain(Drain::Pass), now);
+		if (tty && now - last_progress >= kProgressEvery) {
+			progress(now - start);
+			last_progress = now;
+		}
+		Clock::duration wait = watcher_ ? kWatchedWait : kIdleWait;
+		if (tty)
+			wait = std::min<Clock::duration>(wait, kProgressEvery);
+		wait_for_data(window.wait_at_most(wait));
+	}
+	c.window = window.close();
+	drain(Drain::Pass);	// everything drained so far has seq <= e1
+	c.e1 = read_emitted();
+	if (c.e1)
+		queue_mark(kWindowClose);
+	switch_events("0");
+	c.counters1 = read_counters();
+	inst_.set("tracing_on", "0");
+	drain(Drain::All);
+	drain(Drain::Flush);
+	if (tty)
+		std::fprintf(stderr, "\r%60s\r", "");
 }
 
 // Tracing on, then the events (the hooks' key comes on with them); the
@@ -378,35 +482,17 @@ Collected Session::collect(const CollectOptions &opts, Aggregator &agg)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		watcher_->window_open(uint64_t(now.tv_sec) * 1000000000ULL + uint64_t(now.tv_nsec));
 	}
-
-	const bool tty = isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
-	Window window(opts);
-	const auto start = window.start();
-	auto last_progress = start;
-	while (!window.over() && !(watcher_ && watcher_->stop())) {
-		const auto now = Clock::now();
-		pace(drain(Drain::Pass, agg, c), now);
-		if (tty && now - last_progress >= kProgressEvery) {
-			progress(now - start, c);
-			last_progress = now;
-		}
-		Clock::duration wait = watcher_ ? kWatchedWait : kIdleWait;
-		if (tty)
-			wait = std::min<Clock::duration>(wait, kProgressEvery);
-		wait_for_data(window.wait_at_most(wait));
+	// The decoding thread writes into c: it must end before c does.
+	try {
+		read_window(opts, agg, c);
+	} catch (...) {
+		stop_decoding();
+		throw;
 	}
-	c.window = window.close();
-	drain(Drain::Pass, agg, c);	// everything drained so far has seq <= e1
-	c.e1 = read_emitted();
-	if (c.e1)
-		agg.window_close(*c.e1);
-	switch_events("0");
-	c.counters1 = read_counters();
-	inst_.set("tracing_on", "0");
-	drain(Drain::All, agg, c);
-	drain(Drain::Flush, agg, c);
-	if (tty)
-		std::fprintf(stderr, "\r%60s\r", "");
+	stop_decoding();
+	if (decode_error_)
+		std::rethrow_exception(decode_error_);
+	c.queue = queue_->figures();
 	if (g_stop >= 2)
 		throw std::runtime_error("interrupted twice: no report; the events are disabled");
 	for (int cpu : plan_.cpus)
@@ -424,6 +510,7 @@ void account_loss(const Plan &plan, const Collected &c, const Aggregator &agg, c
 	for (size_t i = 0; i < rep.loss.size(); i++)
 		rep.loss[i].ring = ring_delta(c.ring0[i], c.ring1[i]);
 	rep.events_read = c.events;
+	rep.reader_queue = c.queue;
 	rep.invalid = c.invalid;
 	rep.other = c.other;
 	rep.filtered = agg.filtered_out();

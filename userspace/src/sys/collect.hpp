@@ -12,16 +12,21 @@
 #include "core/inkernel.hpp"
 #include "sys/instance.hpp"
 #include "core/pace.hpp"
+#include "core/pagequeue.hpp"
 #include "core/report.hpp"
 #include "core/tep.hpp"
 #include "sys/window.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace kprof {
@@ -93,6 +98,7 @@ struct Collected {
 	std::optional<DeviceCounters> counters0, counters1;
 	std::optional<Aggregator::Emitted> e0, e1;
 	uint64_t events = 0, invalid = 0, other = 0;
+	QueueFigures queue;			// between the reading and decoding threads
 	Window::End window;
 	std::string note;			// something the report should say
 };
@@ -110,22 +116,39 @@ public:
 	// The collection window opened (the tracker attached, the events on)
 	// at this CLOCK_MONOTONIC time; what happened before is setup.
 	virtual void window_open(uint64_t mono_ns) = 0;
+	// Asked by the reading thread: the answer must be safe to read there
+	// (an atomic); the other calls come from the decoding thread.
 	virtual bool stop() const = 0;
 };
 
 // The instance set up for one collection, its readers and the decoder.
+// Collecting takes two threads: the caller's reads pages off the per-CPU
+// buffers and queues them (PageQueue); a decoding thread decodes and
+// aggregates them, and alone touches the aggregator, the decoder's state,
+// the watcher (but its stop()) and the collection's counts.
 class Session {
 public:
 	// @watcher, if any, must outlive the session.
 	Session(const Plan &plan, const CollectOptions &opts, Watcher *watcher = nullptr);
+	~Session();
+	Session(const Session &) = delete;
+	Session &operator=(const Session &) = delete;
 	Collected collect(const CollectOptions &opts, Aggregator &agg);
 	tep_handle *tep() const { return tep_.get(); }
 
 private:
+	// What the decoding thread does with a queued item besides decoding
+	// it (PageQueue::Item::mark).
+	enum Mark : uint32_t { kPage = 0, kPassDone, kWindowClose };
 	std::optional<Aggregator::Emitted> read_emitted() const;
 	std::optional<DeviceCounters> read_counters() const;
 	void switch_events(const char *on);
 	void wait_attached(Collected &c);
+	void read_window(const CollectOptions &opts, Aggregator &agg, Collected &c);
+	void start_decoding(const CollectOptions &opts, Aggregator &agg, Collected &c);
+	void decode_loop(const CollectOptions &opts, Aggregator &agg, Collected &c);
+	void stop_decoding();
+	void queue_mark(Mark m);
 	enum class Drain { Pass, All, Flush };
 	// What one drain read: the most bytes of records from one CPU, and
 	// whether a CPU's reading stopped at kPassPages.
@@ -133,30 +156,40 @@ private:
 		uint64_t busiest = 0;
 		bool capped = false;
 	};
-	Drained drain(Drain how, Aggregator &agg, Collected &c);
-	uint64_t consume(size_t i, std::span<const uint8_t> page, Aggregator &agg, Collected &c);
-	void progress(std::chrono::steady_clock::duration elapsed, const Collected &c) const;
+	Drained drain(Drain how);
+	PageRead read_page(size_t i, Drain how);
+	void consume(size_t i, std::span<const uint8_t> page, Aggregator &agg, Collected &c);
+	void progress(std::chrono::steady_clock::duration elapsed) const;
 	void pace(const Drained &d, std::chrono::steady_clock::time_point now);
 	void wait_for_data(std::chrono::steady_clock::duration most);
 	uint64_t buffer_bytes() const;
 
 	// How the reading loop paces itself (pace(), wait_for_data()).
 	static constexpr std::chrono::milliseconds kIdleWait{1000}, kWatchedWait{100}, kProgressEvery{500};
-	static constexpr size_t kPassPages = 256;
+	// A pass reads the CPUs kRoundPages at a time, each at most kPassPages.
+	static constexpr size_t kRoundPages = 16, kPassPages = 256;
 	static constexpr PassPace kPace{};
+	// The queue holds as much as the instance's buffers together, within
+	// these bounds: a burst the decoder lags behind costs memory first.
+	static constexpr uint64_t kQueueMin = 1 << 20, kQueueMax = 256 << 20;
 
 	const Plan &plan_;
 	TepPtr tep_;
 	Decoder decoder_;
 	Instance inst_;
 	std::vector<std::unique_ptr<CpuReader>> readers_;
-	std::vector<Sample> samples_;
+	std::vector<Sample> samples_;		// the decoding thread's
 	Watcher *watcher_;
 	uint64_t buffer_bytes_ = 0;		// the smallest per-CPU buffer
 	std::chrono::steady_clock::time_point last_pass_{};
 	uint64_t last_busiest_ = 0;
 	std::chrono::nanoseconds pause_ = kPace.min;
 	bool woke_on_data_ = false;
+	std::unique_ptr<PageQueue> queue_;
+	std::thread decoding_;
+	std::exception_ptr decode_error_;	// the decoding thread's, read after the join
+	// The decoding thread's counts, for the progress line.
+	std::atomic<uint64_t> shown_events_{0}, shown_missed_{0};
 };
 
 // The ring-buffer and seq-window accounting every report shares; @device

@@ -307,7 +307,7 @@ CpuReader::CpuReader(const Instance &inst, int cpu)
 					 inst.name() + "': " + std::strerror(err));
 	}
 	const int size = tracefs_cpu_read_size(tcpu_);
-	buf_.resize(size > 0 ? size : 4096);
+	page_size_ = size > 0 ? size_t(size) : 4096;
 }
 
 CpuReader::~CpuReader()
@@ -316,16 +316,16 @@ CpuReader::~CpuReader()
 	close(fd_);
 }
 
-std::span<const uint8_t> CpuReader::read()
+size_t CpuReader::read(std::span<uint8_t> into)
 {
-	const int n = tracefs_cpu_read(tcpu_, buf_.data(), true);
-	return {buf_.data(), n > 0 ? std::min(size_t(n), buf_.size()) : 0};
+	const int n = into.size() >= page_size_ ? tracefs_cpu_read(tcpu_, into.data(), true) : -1;
+	return n > 0 ? std::min(size_t(n), into.size()) : 0;
 }
 
-std::span<const uint8_t> CpuReader::flush()
+size_t CpuReader::flush(std::span<uint8_t> into)
 {
-	const int n = tracefs_cpu_flush(tcpu_, buf_.data());
-	return {buf_.data(), n > 0 ? std::min(size_t(n), buf_.size()) : 0};
+	const int n = into.size() >= page_size_ ? tracefs_cpu_flush(tcpu_, into.data()) : -1;
+	return n > 0 ? std::min(size_t(n), into.size()) : 0;
 }
 
 }  // namespace kprof

@@ -95,17 +95,21 @@ public:
 	// The trace_pipe_raw descriptor, for poll(): readable once the buffer
 	// holds data (buffer_percent is 0 in kprofctl's instance).
 	int fd() const { return fd_; }
-	// The next full page, without blocking, as many bytes as the kernel
-	// gave; empty when there is none.
-	std::span<const uint8_t> read();
+	// The bytes a read takes: a sub-buffer (a page, or buffer_subbuf_size_kb).
+	size_t page_size() const { return page_size_; }
+	// The next page into @into (page_size() bytes), without blocking: a
+	// page the writers have left, swapped out of the buffer whole, else
+	// what the writer's page holds, copied. The bytes the kernel gave; 0
+	// when there is none.
+	size_t read(std::span<uint8_t> into);
 	// After tracing has stopped: the rest, partial pages included.
-	std::span<const uint8_t> flush();
+	size_t flush(std::span<uint8_t> into);
 
 private:
 	int cpu_;
 	int fd_;
 	tracefs_cpu *tcpu_;
-	std::vector<uint8_t> buf_;
+	size_t page_size_ = 0;
 };
 
 }  // namespace kprof

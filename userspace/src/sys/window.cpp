@@ -25,18 +25,6 @@ namespace {
 
 inline constexpr const char *kDmaLatencyFile = "/dev/cpu_dma_latency";
 
-// -P for this process; its children start at the default (reset on fork).
-void set_priority(const Priority &p)
-{
-	using P = Priority::Policy;
-	const int policy = p.policy == P::Fifo ? SCHED_FIFO : p.policy == P::Rr ? SCHED_RR : SCHED_OTHER;
-	sched_param sp{};
-	sp.sched_priority = p.policy == P::Other ? 0 : p.value;
-	if (sched_setscheduler(0, policy | SCHED_RESET_ON_FORK, &sp) != 0)
-		throw std::runtime_error(std::string("-P: sched_setscheduler: ") + std::strerror(errno));
-	if (p.policy == P::Other && setpriority(PRIO_PROCESS, 0, p.value) != 0)
-		throw std::runtime_error(std::string("-P: setpriority: ") + std::strerror(errno));
-}
 
 // /dev/cpu_dma_latency held at @us, as cyclictest and rtla do: the
 // request lasts while the file is open.
@@ -54,6 +42,18 @@ Fd hold_dma_latency(unsigned us)
 }
 
 }  // namespace
+
+void set_priority(const Priority &p)
+{
+	using P = Priority::Policy;
+	const int policy = p.policy == P::Fifo ? SCHED_FIFO : p.policy == P::Rr ? SCHED_RR : SCHED_OTHER;
+	sched_param sp{};
+	sp.sched_priority = p.policy == P::Other ? 0 : p.value;
+	if (sched_setscheduler(0, policy | SCHED_RESET_ON_FORK, &sp) != 0)
+		throw std::runtime_error(std::string("-P: sched_setscheduler: ") + std::strerror(errno));
+	if (p.policy == P::Other && setpriority(PRIO_PROCESS, 0, p.value) != 0)
+		throw std::runtime_error(std::string("-P: setpriority: ") + std::strerror(errno));
+}
 
 Fd::~Fd()
 {

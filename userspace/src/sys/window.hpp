@@ -60,6 +60,10 @@ private:
 	bool ended_by_us_ = false;
 };
 
+// -P for the calling thread (sched_setscheduler() is per thread); the
+// threads and processes it starts begin at the default (reset on fork).
+void set_priority(const Priority &p);
+
 // A collection window, from construction to close().
 class Window {
 public:
