@@ -1,5 +1,6 @@
 # kprof-timeout: 900
 # kprof-qemu: -smp 2,maxcpus=64
+# kprof-serial
 # S2's check in make check (#25; make bench measures it: BENCH.md): kprof's
 # readers against a real-time task, tests/vm/bench/bench_rt.sh in 3 rounds
 # of 5,000 cyclictest loops on 2 CPUs of 64 possible. A reader holds a CPU's

@@ -10,9 +10,11 @@
 
 # 25 cycles on the generic kernels. Where kmemleak watches (the debug
 # kernel), up to 100, for as long as budget seconds allow: under its
-# checkers TCG takes 5 s a cycle on a fast machine and 30 s on a slow one,
-# and CI's time is bounded. Fewer than min_cycles in the budget fails: that
-# is not a soak. The figure says how many ran.
+# checkers TCG takes 5 s a cycle on a fast machine and 30 to 40 s on a
+# slow one (a 1 s kprofctl run starts in seconds there while the traffic's
+# FIFO threads hold the vCPUs), and CI's time is bounded. At least
+# min_cycles run, past the budget if need be (the kprof-timeout bounds
+# them). The figure says how many ran.
 # 'make soak' asks for a number of cycles on the kernel command line
 # (kprof.soak_cycles=N) and runs them all, with no time bound.
 cycles=25 budget=0
@@ -25,8 +27,7 @@ events=0
 i=0
 t0=$(date +%s)
 while [ $i -lt "$cycles" ]; do
-	if [ "$budget" -gt 0 ] && [ $(($(date +%s) - t0)) -ge "$budget" ]; then
-		[ $i -ge "$min_cycles" ] || fail "only $i cycles in ${budget} s"
+	if [ "$budget" -gt 0 ] && [ $(($(date +%s) - t0)) -ge "$budget" ] && [ $i -ge "$min_cycles" ]; then
 		echo "soak: ${budget} s spent, $i cycles done"
 		break
 	fi
@@ -44,11 +45,14 @@ while [ $i -lt "$cycles" ]; do
 	done
 	wait $lp || fail "cycle $i: kprofctl latency: $(cat /tmp/l.err)"
 	wait $ip || fail "cycle $i: kprofctl irq: $(cat /tmp/i.err)"
+	# The loss summary's lines (the report's top-level "loss" object, 4
+	# spaces in): flattening the whole report with kprofctl_json.awk takes
+	# busybox awk 10 to 20 s a report under the debug kernel.
 	for f in /tmp/l.json /tmp/i.json; do
-		awk -f /tests/kprofctl_json.awk $f >/tmp/f.txt
-		grep -q '^lost false$' /tmp/f.txt || fail "cycle $i: $f lost events: $(grep -E '^(missed_total|not_read)' /tmp/f.txt)"
-		n=$(sed -n 's/^events_read //p' /tmp/f.txt)
-		[ "$n" -gt 0 ] || fail "cycle $i: $f read no event"
+		grep -E '^    "(lost|events_read|missed_total|not_read)": ' $f >/tmp/f.txt
+		grep -q '"lost": false' /tmp/f.txt || fail "cycle $i: $f lost events: $(tr -d '\n' </tmp/f.txt)"
+		n=$(sed -n 's/^ *"events_read": \([0-9]*\),*$/\1/p' /tmp/f.txt)
+		[ "${n:-0}" -gt 0 ] || fail "cycle $i: $f read no event"
 		events=$((events + n))
 	done
 	rmmod kprof_pktproc	# the traffic is still running

@@ -2,7 +2,9 @@
 # it wakes about once a second and uses next to no CPU; under traffic it
 # wakes on data and paces its passes by the rate it reads (an eighth of
 # the buffer between passes, 10 to 250 ms), so a buffer that fills in well
-# under the idle wait loses nothing.
+# under the idle wait loses nothing. Its pages go to the decoding thread
+# through a bounded queue, whose figures the report gives; a trickle of
+# events must not make it spin on pages it cannot take.
 . /tests/lib.sh
 
 load kprof
@@ -49,3 +51,32 @@ grep -q '^lost false$' /tmp/l.txt || fail "events lost with a 64 KiB buffer: $(g
 grep '^check ' /tmp/l.txt | while read -r _ dev ev got want; do
 	[ "$got" = "$want" ] || fail "$dev $ev: read $got events, kprof.ko emitted $want"
 done
+# The queue: as large as the instance's buffers together, but at least
+# 1 MiB; it held pages (the reader handed them over), never more than that.
+read -r _ limit high waits <<EOF_Q
+$(grep '^queue ' /tmp/l.txt)
+EOF_Q
+echo "traffic: page queue limit $limit, high water $high bytes, $waits waits"
+[ "$limit" = 1048576 ] || fail "queue limit $limit, not 1 MiB"
+[ "$high" -gt 0 ] && [ "$high" -le "$limit" ] || fail "queue high water $high (limit $limit)"
+
+# A trickle (20 packets/s: an event every few tens of ms) keeps the
+# writer's page partly filled: each pass takes what it holds and waits for
+# the next event, a few dozen wakeups a second at most. A loop that woke on
+# a page it could not take would spin every 10 ms (200 in 2 s).
+echo 20 >"$PP/rate_pps"
+kprofctl latency --json -d 4s >/tmp/t.json 2>/tmp/t.err &
+pid=$!
+wait_collecting
+echo 1 >"$PP/start"
+sleep 1
+v0=$(status_field $pid voluntary_ctxt_switches)
+sleep 2
+v1=$(status_field $pid voluntary_ctxt_switches)
+echo 1 >"$PP/stop"
+wait $pid || fail "trickle run: $(cat /tmp/t.err)"
+awk -f /tests/kprofctl_json.awk /tmp/t.json >/tmp/t.txt
+echo "trickle: $((v1 - v0)) wakeups in 2 s, $(sed -n 's/^events_read //p' /tmp/t.txt) events read"
+grep -q '^lost false$' /tmp/t.txt || fail "events lost at 20 packets/s"
+[ "$(sed -n 's/^events_read //p' /tmp/t.txt)" -gt 0 ] || fail "trickle run read no event"
+[ $((v1 - v0)) -le 120 ] || fail "kprofctl woke $((v1 - v0)) times in 2 s at 20 packets/s"
