@@ -8,6 +8,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -318,9 +320,21 @@ void Session::decode_loop(const CollectOptions &opts, Aggregator &agg, Collected
 	}
 }
 
+// The decoding thread starts with every signal blocked, so that a signal
+// always interrupts the reading thread's poll(): Ctrl-C ends the window
+// at once, not at the next timeout.
 void Session::start_decoding(const CollectOptions &opts, Aggregator &agg, Collected &c)
 {
-	decoding_ = std::thread([this, &opts, &agg, &c] { decode_loop(opts, agg, c); });
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	try {
+		decoding_ = std::thread([this, &opts, &agg, &c] { decode_loop(opts, agg, c); });
+	} catch (...) {
+		pthread_sigmask(SIG_SETMASK, &old, nullptr);
+		throw;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 // Everything queued is decoded when this returns (or the decoder failed).
