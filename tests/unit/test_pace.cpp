@@ -73,10 +73,11 @@ BOOST_AUTO_TEST_CASE(drain_rounds_share_the_reads)
 {
 	Buffers b{{36, 20}, {}};
 	const auto d = kprof::drain_rounds(2, 16, 256, [&](size_t i) { return b.read(i); });
-	// 16 of CPU 0, 16 of CPU 1, 16 of CPU 0, the last 4 of CPU 1, the last
-	// 4 of CPU 0: each stops at its writer's page, with no empty read.
+	// 16 of CPU 0, 16 of CPU 1, 16 of CPU 0, the last 4 of CPU 1 and one
+	// more read, the last 4 of CPU 0 and one more: a partial page may be
+	// the rest of one read in part, so only a second one ends the CPU.
 	std::vector<size_t> want;
-	for (auto [cpu, n] : {std::pair{0, 16}, {1, 16}, {0, 16}, {1, 4}, {0, 4}})
+	for (auto [cpu, n] : {std::pair{0, 16}, {1, 16}, {0, 16}, {1, 5}, {0, 5}})
 		want.insert(want.end(), n, size_t(cpu));
 	BOOST_TEST(b.order == want, boost::test_tools::per_element());
 	BOOST_TEST(d[0].pages == 36u);
@@ -97,6 +98,21 @@ BOOST_AUTO_TEST_CASE(drain_rounds_cap_and_empty_buffers)
 	BOOST_TEST(std::count(b.order.begin(), b.order.end(), 1u) == 1);
 	BOOST_TEST(d[2].pages == 3u);
 	BOOST_TEST(b.left[0] == 960u);
+}
+
+// The rest of a page read in part, then whole pages, then the writer's
+// page and a second partial read of it: the whole pages are read in the
+// same pass.
+BOOST_AUTO_TEST_CASE(drain_rounds_read_past_the_rest_of_a_page)
+{
+	const std::vector<kprof::PageRead> pages = {
+		{true, 900, true}, {true, 4000, false}, {true, 4000, false}, {true, 300, true}, {true, 40, true},
+		{true, 4000, false}};
+	size_t next = 0;
+	const auto d = kprof::drain_rounds(1, 16, 256, [&](size_t) { return pages.at(next++); });
+	BOOST_TEST(next == 5u);
+	BOOST_TEST(d[0].pages == 5u);
+	BOOST_TEST(d[0].bytes == 900u + 8000 + 300 + 40);
 }
 
 BOOST_AUTO_TEST_CASE(the_writers_page_is_under_three_quarters_full)

@@ -26,7 +26,7 @@ std::vector<SourceDrain> drain_rounds(size_t sources, size_t round, size_t cap,
 				      const std::function<PageRead(size_t)> &read)
 {
 	std::vector<SourceDrain> out(sources);
-	std::vector<bool> done(sources, false);
+	std::vector<bool> done(sources, false), partial(sources, false);
 	while (std::count(done.begin(), done.end(), false)) {
 		for (size_t i = 0; i < sources; i++) {
 			for (size_t n = 0; !done[i] && n < round; n++) {
@@ -40,7 +40,8 @@ std::vector<SourceDrain> drain_rounds(size_t sources, size_t round, size_t cap,
 					out[i].pages++;
 					out[i].bytes += r.bytes;
 				}
-				done[i] = !r.got || r.last;
+				done[i] = !r.got || (r.last && partial[i]);
+				partial[i] = r.last;
 			}
 		}
 	}

@@ -32,8 +32,7 @@ std::chrono::nanoseconds pass_pause(uint64_t busiest_bytes, bool capped, std::ch
 				    uint64_t buffer_bytes, const PassPace &p = {});
 
 // One read from a CPU's buffer: whether it gave a page, the bytes of
-// records in it, and whether it was the writer's page (last: the CPU has
-// nothing more for this pass).
+// records in it, and whether it was partial (last: writers_page()).
 struct PageRead {
 	bool got = false;
 	uint64_t bytes = 0;
@@ -50,8 +49,11 @@ struct SourceDrain {
 
 // One pass over @sources buffers: @read(i) takes the next page of buffer
 // i. The buffers are read in rounds of @round pages each, so that one busy
-// CPU does not wait behind another, until each is empty, has given its
-// writer's page, or has given @cap pages.
+// CPU does not wait behind another, until each is empty, has given two
+// partial pages in a row, or has given @cap pages. One partial page is not
+// enough: the rest of a page read in part before (the writer has since
+// moved on) is partial too, with whole pages behind it; a second one is
+// the writer's page.
 std::vector<SourceDrain> drain_rounds(size_t sources, size_t round, size_t cap,
 				      const std::function<PageRead(size_t)> &read);
 
