@@ -15,18 +15,26 @@ status_field() {
 	sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status"
 }
 
+# wakeups_during PID COMMAND...: PID's voluntary context switches (its
+# reading thread's) while COMMAND runs, into $wakeups
+wakeups_during() {
+	local pid=$1 v0
+	shift
+	v0=$(status_field "$pid" voluntary_ctxt_switches)
+	"$@"
+	wakeups=$(($(status_field "$pid" voluntary_ctxt_switches) - v0))
+}
+
 # Idle for 4 s: the voluntary context switches of the collecting phase (a
 # 50 ms sleep loop makes 40 of them in 2 s), and the CPU used.
 kprofctl latency --json -d 4s >/tmp/idle.json 2>/tmp/idle.err &
 pid=$!
 wait_collecting
 sleep 1
-v0=$(status_field $pid voluntary_ctxt_switches)
-sleep 2
-v1=$(status_field $pid voluntary_ctxt_switches)
+wakeups_during $pid sleep 2
 wait $pid || fail "idle run: $(cat /tmp/idle.err)"
-echo "idle: $((v1 - v0)) voluntary context switches in 2 s"
-[ $((v1 - v0)) -le 4 ] || fail "kprofctl woke $((v1 - v0)) times in 2 s idle"
+echo "idle: $wakeups voluntary context switches in 2 s"
+[ $wakeups -le 4 ] || fail "kprofctl woke $wakeups times in 2 s idle"
 cpu=$(sed -n 's/^ *"kprofctl_cpu_s": \([0-9.e-]*\),*$/\1/p' /tmp/idle.json)
 echo "idle: kprofctl used $cpu s of CPU in 4 s"
 awk -v c="$cpu" 'BEGIN { exit !(c < 0.1) }' || fail "kprofctl used $cpu s of CPU idle"
@@ -38,16 +46,14 @@ grep -q '"events_read": 0,' /tmp/idle.json || fail "events read while idle"
 kprofctl latency --json -b 64 >/tmp/l.json 2>/tmp/l.err &
 pid=$!
 wait_collecting
-v0=$(status_field $pid voluntary_ctxt_switches)
-run_traffic 3
-v1=$(status_field $pid voluntary_ctxt_switches)
+wakeups_during $pid run_traffic 3
 kill -INT $pid
 wait $pid || fail "run under traffic: $(cat /tmp/l.err)"
 awk -f /tests/kprofctl_json.awk /tmp/l.json >/tmp/l.txt
-echo "traffic: $((v1 - v0)) wakeups in 3 s, $(sed -n 's/^events_read //p' /tmp/l.txt) events read"
+echo "traffic: $wakeups wakeups in 3 s, $(sed -n 's/^events_read //p' /tmp/l.txt) events read"
 grep -q '^lost false$' /tmp/l.txt || fail "events lost with a 64 KiB buffer: $(grep -E '^(missed_total|buffer_lost|not_read) ' /tmp/l.txt | tr '\n' ' ')"
 [ "$(sed -n 's/^events_read //p' /tmp/l.txt)" -gt 10000 ] || fail "too few events to fill the buffer"
-[ $((v1 - v0)) -gt 3 ] || fail "kprofctl did not wake on data ($((v1 - v0)) wakeups)"
+[ $wakeups -gt 3 ] || fail "kprofctl did not wake on data ($wakeups wakeups)"
 grep '^check ' /tmp/l.txt | while read -r _ dev ev got want; do
 	[ "$got" = "$want" ] || fail "$dev $ev: read $got events, kprof.ko emitted $want"
 done
@@ -70,13 +76,11 @@ pid=$!
 wait_collecting
 echo 1 >"$PP/start"
 sleep 1
-v0=$(status_field $pid voluntary_ctxt_switches)
-sleep 2
-v1=$(status_field $pid voluntary_ctxt_switches)
+wakeups_during $pid sleep 2
 echo 1 >"$PP/stop"
 wait $pid || fail "trickle run: $(cat /tmp/t.err)"
 awk -f /tests/kprofctl_json.awk /tmp/t.json >/tmp/t.txt
-echo "trickle: $((v1 - v0)) wakeups in 2 s, $(sed -n 's/^events_read //p' /tmp/t.txt) events read"
+echo "trickle: $wakeups wakeups in 2 s, $(sed -n 's/^events_read //p' /tmp/t.txt) events read"
 grep -q '^lost false$' /tmp/t.txt || fail "events lost at 20 packets/s"
 [ "$(sed -n 's/^events_read //p' /tmp/t.txt)" -gt 0 ] || fail "trickle run read no event"
-[ $((v1 - v0)) -le 120 ] || fail "kprofctl woke $((v1 - v0)) times in 2 s at 20 packets/s"
+[ $wakeups -le 120 ] || fail "kprofctl woke $wakeups times in 2 s at 20 packets/s"
