@@ -12,12 +12,25 @@
 # the kprofctl_report test holds to trace-cmd report), CPU_TICKS the
 # reader's user+system time during the traffic (all trace-cmd processes),
 # ORACLE for the in-kernel run whether its batch count equals pktproc's.
+# Then a line per reader thread (a profile of where the CPU went):
+#   P3T TOOL PPS REP COMM USER_TICKS SYSTEM_TICKS WAKEUPS
+# Kernel arguments (the harness's KPROF_VM_APPEND) narrow a run:
+# kprof.bench_rates=1000,5000 kprof.bench_reps=N kprof.bench_buf_kb=KB
+# kprof.bench_tools=streaming,tracecmd (default: streaming, tracecmd,
+# inkernel; streamingT and tracecmdT read the IRQ tracker's events with
+# -T's context events).
 . /tests/lib.sh
 
-BENCH_RATES="1000 2500 5000 10000 20000"
-BENCH_REPS=5
+# arg NAME DEFAULT: kprof.NAME's value, commas as spaces, else DEFAULT
+arg() {
+	v=$(kernel_arg "kprof.$1")
+	echo "${v:-$2}" | tr , ' '
+}
+BENCH_RATES=$(arg bench_rates "1000 2500 5000 10000 20000")
+BENCH_REPS=$(arg bench_reps 5)
 BENCH_SECS=3
-BENCH_BUF_KB=16
+BENCH_BUF_KB=$(arg bench_buf_kb 16)
+BENCH_TOOLS=$(arg bench_tools "streaming tracecmd inkernel")
 D=pktproc-q0
 
 command -v trace-cmd >/dev/null || fail "no trace-cmd in the guest"
@@ -35,12 +48,26 @@ samples() {
 	awk '$1 == "stat" && $4 == "null" { s += $5 } END { print s + 0 }' "$1"
 }
 
-# measure PIDS: traffic for BENCH_SECS with the readers' CPU time around it
+# threads PIDS: a line per thread of PIDS: TID COMM UTIME STIME WAKEUPS
+# (clock ticks; voluntary context switches)
+threads() {
+	for t in $(for p in $1; do ls -d /proc/"$p"/task/*; done); do
+		awk -v w="$(sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' "$t/status")" \
+			'{ gsub(/[()]/, "", $2); print $1, $2, $14, $15, w }' "$t/stat"
+	done
+}
+
+# measure PIDS: traffic for BENCH_SECS with the readers' CPU time around
+# it; what each of their threads used goes to /tmp/b.threads
 measure() {
 	t0=$(ticks "$1")
+	threads "$1" >/tmp/b.t0
 	run_traffic $BENCH_SECS
+	threads "$1" >/tmp/b.t1
 	t1=$(ticks "$1")
 	cpu=$((t1 - t0))
+	awk 'NR == FNR { u[$1] = $3; s[$1] = $4; w[$1] = $5; next }
+		{ print $2, $3 - u[$1], $4 - s[$1], $5 - w[$1] }' /tmp/b.t0 /tmp/b.t1 >/tmp/b.threads
 }
 
 # finish WHAT: stop the kprofctl run $pid, flatten its report into /tmp/b.txt
@@ -51,7 +78,7 @@ finish() {
 }
 
 run_streaming() {
-	kprofctl latency --json -b $BENCH_BUF_KB >/tmp/b.json 2>/tmp/b.err &
+	kprofctl latency --json -b "$BENCH_BUF_KB" >/tmp/b.json 2>/tmp/b.err &
 	pid=$!
 	wait_collecting
 	measure $pid
@@ -62,17 +89,48 @@ run_streaming() {
 
 run_tracecmd() {
 	trace-cmd record -e kprof_irq_thread_latency -e kprof_irq_handler -e kprof_batch -e kprof_span \
-		-b $BENCH_BUF_KB -o /tmp/b.dat >/tmp/rec.log 2>&1 &
+		-b "$BENCH_BUF_KB" -o /tmp/b.dat >/tmp/rec.log 2>&1 &
 	pid=$!
 	wait_for "$TR"/events/kprof/kprof_batch/enable 1 "trace-cmd did not start recording"
 	measure "$(pidof trace-cmd)"
-	kill -INT $pid
-	wait $pid || fail "trace-cmd record: $(cat /tmp/rec.log)"
+	stop_tracecmd
+}
+
+# stop_tracecmd: end the trace-cmd record $pid, count its file's events
+# and losses with report -i
+stop_tracecmd() {
+	kill -INT "$pid"
+	wait "$pid" || fail "trace-cmd record: $(cat /tmp/rec.log)"
 	kprofctl-dyn report -i /tmp/b.dat --json >/tmp/b.json 2>/tmp/b.err || fail "report -i: $(cat /tmp/b.err)"
 	awk -f /tests/kprofctl_json.awk /tmp/b.json >/tmp/b.txt
 	lost=$(sed -n 's/^buffer_lost //p' /tmp/b.txt)
 	rm -f /tmp/b.dat
 	oracle=-
+}
+
+# -T's analysis on the IRQ tracker: kprofctl irq with the context events
+# (no threshold is crossed: the analysis keeps its 2 s of context per CPU
+# all the same) against trace-cmd record of the same events.
+CONTEXT="irq:irq_handler_entry irq:irq_handler_exit irq:softirq_entry irq:softirq_exit sched:sched_switch sched:sched_waking"
+
+run_streamingT() {
+	kprofctl irq -T 1s --on-threshold continue --json -b "$BENCH_BUF_KB" >/tmp/b.json 2>/tmp/b.err &
+	pid=$!
+	wait_collecting kprof kprof_girq_thread
+	measure $pid
+	finish streaming-T
+	lost=$(sed -n 's/^missed_total //p' /tmp/b.txt)
+	oracle=-
+}
+
+run_tracecmdT() {
+	# shellcheck disable=SC2046 # one -e per event
+	trace-cmd record -e kprof_girq_handler -e kprof_girq_wake -e kprof_girq_thread \
+		$(for e in $CONTEXT; do echo "-e $e"; done) -b "$BENCH_BUF_KB" -o /tmp/b.dat >/tmp/rec.log 2>&1 &
+	pid=$!
+	wait_for "$TR"/events/kprof/kprof_girq_thread/enable 1 "trace-cmd did not start recording"
+	measure "$(pidof trace-cmd)"
+	stop_tracecmd
 }
 
 run_inkernel() {
@@ -91,10 +149,11 @@ run_inkernel() {
 
 for rate in $BENCH_RATES; do
 	echo "$rate" >"$PP/rate_pps"
-	for rep in $(seq $BENCH_REPS); do
-		for tool in streaming tracecmd inkernel; do
-			run_$tool
+	for rep in $(seq "$BENCH_REPS"); do
+		for tool in $BENCH_TOOLS; do
+			"run_$tool"
 			echo "P3 $tool $rate $rep $(samples /tmp/b.txt) ${lost:-0} $cpu $BENCH_SECS $oracle"
+			sed "s/^/P3T $tool $rate $rep /" /tmp/b.threads
 		done
 	done
 done
