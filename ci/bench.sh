@@ -84,11 +84,21 @@ p1b_verdict=$(awk -v m="$p1b_med" -v a="$p1b_min" -v b="$p1b_max" 'BEGIN {
 	else print (m <= 1 ? "met" : "not met") }')
 info "P1b done"
 
-# P3: one guest run of tests/vm/bench/bench_rates.sh, tabulated by ci/bench_p3.awk.
-p3_out=$(guest bench_rates)
-p3_release=$(release "$p3_out")
-p3_buf=$(sed -n 's/^P3 buffer_kb //p' <<<"$p3_out")
-p3_tables=$(grep '^P3 [a-z]* [0-9]' <<<"$p3_out" | awk -f "$KPROF_TOP/ci/bench_p3.awk")
+# P3: three guest runs of tests/vm/bench/bench_rates.sh, each tabulated by
+# ci/bench_p3.awk: the three readers with 16 KiB buffers, streaming and
+# trace-cmd with the default buffer, and -T's events with 16 KiB.
+# p3 APPEND: one run with those kernel arguments, its tables
+p3() {
+	local out
+	out=$(KPROF_VM_APPEND="$1" guest bench_rates)
+	grep -E '^P3T? [a-zA-Z]+ [0-9]' <<<"$out" | awk -f "$KPROF_TOP/ci/bench_p3.awk"
+}
+p3_release=$release
+p3_buf=16
+p3_default_buf=1408
+p3_tables=$(p3 "kprof.bench_buf_kb=$p3_buf kprof.bench_reps=$REPS")
+p3_default_tables=$(p3 "kprof.bench_buf_kb=$p3_default_buf kprof.bench_reps=$REPS kprof.bench_tools=streaming,tracecmd")
+p3_t_tables=$(p3 "kprof.bench_buf_kb=$p3_buf kprof.bench_reps=$REPS kprof.bench_tools=streamingT,tracecmdT")
 info "P3 done"
 
 # P4a: ci/bench_p4a.sh records a file of 10^7 events and times both analyses.
@@ -182,9 +192,27 @@ read by:
 Samples/s is what the report holds: the guest cannot offer the highest rates in full, the
 SCHED_FIFO IRQ threads saturate both vCPUs and the readers compete with them. Lost are the
 events the ring buffer dropped. CPU is the reader's user+system time during the traffic (all
-trace-cmd processes), in % of one vCPU. Medians over $REPS runs, (min-max).
+trace-cmd processes), in % of one vCPU; per 1000 samples, in ms. Medians over $REPS runs, (min-max).
+
+### ${p3_buf} KiB buffers
 
 $p3_tables
+
+### The default buffer (${p3_default_buf} KiB per CPU)
+
+The same, \`-b $p3_default_buf\` for both readers.
+
+$p3_default_tables
+
+### With -T's context events, ${p3_buf} KiB buffers
+
+- **irq -T, streaming**: \`kprofctl irq -T 1s --on-threshold continue --json -b $p3_buf\`: the IRQ
+  tracker's three events and the six context events of the threshold analysis
+  (irq_handler_entry/exit, softirq_entry/exit, sched_switch, sched_waking), which it keeps
+  2 s of per CPU; no run crosses the threshold;
+- **trace-cmd record, the same events**: the same nine events, \`-b $p3_buf\`.
+
+$p3_t_tables
 
 $p4a_section
 EOF2

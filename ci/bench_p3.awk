@@ -1,8 +1,10 @@
 # make bench, P3: tabulate tests/vm/bench/bench_rates.sh's lines
 #   P3 TOOL PPS REP SAMPLES LOST CPU_TICKS SECS ORACLE
-# into a markdown table (median and spread per reader and rate) and the
-# verdict on the goals: streaming keeps up with at least twice the rate
-# trace-cmd record does; in-kernel loses nothing at the highest rate.
+#   P3T TOOL PPS REP COMM USER_TICKS SYSTEM_TICKS WAKEUPS
+# into markdown tables (median and spread per reader and rate; where each
+# reader's CPU went, per thread or process) and the verdicts on the goals:
+# streaming keeps up with at least twice the rate trace-cmd record does,
+# at no more CPU per sample; in-kernel loses nothing at the highest rate.
 # CPU_TICKS are USER_HZ (100) ticks.
 
 # med(A, N): the median of A[1..N] after sorting it in place
@@ -14,6 +16,14 @@ function med(a, n,    i, j, t) {
 	return a[int((n + 1) / 2)]
 }
 
+# median(WHAT, KEY): the median of one column over KEY's runs
+function median(what, key,    a, i, n) {
+	n = runs[key]
+	for (i = 1; i <= n; i++)
+		a[i] = val[what, key, i]
+	return med(a, n)
+}
+
 # spread(WHAT, KEY, FMT): "median (min-max)" of one column
 function spread(what, key, fmt,    a, i, n, m) {
 	n = runs[key]
@@ -23,12 +33,14 @@ function spread(what, key, fmt,    a, i, n, m) {
 	return sprintf(fmt " (" fmt "-" fmt ")", m, a[1], a[n])
 }
 
-$1 == "P3" {
+$1 == "P3" && NF >= 9 {
 	key = $2 SUBSEP $3
 	i = ++runs[key]
 	val["rate", key, i] = $5 / $8
 	val["lost", key, i] = $6
 	val["cpu", key, i] = $7 / $8
+	# ms of CPU per 1000 samples (a tick is 10 ms)
+	val["cost", key, i] = $5 ? 10 * $7 * 1000 / $5 : 0
 	if ($6 > 0)
 		lossy[key]++
 	if ($9 == "mismatch")
@@ -37,47 +49,103 @@ $1 == "P3" {
 	if (!($3 in seen_rate)) { seen_rate[$3] = 1; rates[++nrates] = $3 }
 }
 
+# Threads of one reader are told apart by name; trace-cmd's recorders
+# share theirs and are summed.
+$1 == "P3T" && NF >= 8 {
+	tkey = $2 SUBSEP $3 SUBSEP $5
+	if (!(tkey in seen_thread)) { seen_thread[tkey] = 1; threads[++nthreads] = tkey }
+	tu[tkey, $4] += $6
+	ts[tkey, $4] += $7
+	tw[tkey, $4] += $8
+	treps[tkey] = $4 > treps[tkey] ? $4 : treps[tkey]
+}
+
+# best(TOOL): the highest offered rate up to which TOOL lost nothing
+function best(tool,    r, key, b) {
+	b = 0
+	for (r = 1; r <= nrates; r++) {
+		key = tool SUBSEP rates[r]
+		if (!runs[key] || lossy[key] || bad[key])
+			break
+		b = rates[r]
+	}
+	return b
+}
+
+# goal(S, T): streaming reader S against trace-cmd T
+function goal(s, t,    bs, bt, ratio, met, r, key_s, key_t, worse, n) {
+	bs = best(s)
+	bt = best(t)
+	ratio = bt && bs ? sprintf("%.2fx", bs / bt) : "undefined (a reader lost events at every rate)"
+	met = bt && bs >= 2 * bt
+	printf "- Goal: %s keeps up with >= 2x %s's rate. Measured: %s, **%s**.\n", label[s], label[t], ratio,
+		(met ? "met" : "not met")
+	if (bt == rates[nrates] && bs == rates[nrates])
+		print "  Both kept up with every offered rate: the ratio is at least 1, and the guest offers no more."
+	worse = ""
+	n = 0
+	for (r = 1; r <= nrates; r++) {
+		key_s = s SUBSEP rates[r]
+		key_t = t SUBSEP rates[r]
+		if (!runs[key_s] || !runs[key_t])
+			continue
+		n++
+		if (median("cost", key_s) > median("cost", key_t))
+			worse = worse (worse ? ", " : "") rates[r]
+	}
+	printf "- Goal: no more CPU per sample than %s (medians, at each rate). %s.\n", label[t],
+		(!n ? "Not measured" : worse ? "**Not met** at " worse " packets/s" : "**Met** at every rate")
+}
+
 END {
 	label["streaming"] = "streaming"
 	label["tracecmd"] = "trace-cmd record"
 	label["inkernel"] = "in-kernel"
-	print "| offered packets/s | reader | samples/s | runs with loss | events lost | CPU % | oracle |"
-	print "|---|---|---|---|---|---|---|"
+	label["streamingT"] = "irq -T, streaming"
+	label["tracecmdT"] = "trace-cmd record, the same events"
+	print "| offered packets/s | reader | samples/s | runs with loss | events lost | CPU % | CPU ms per 1000 samples | oracle |"
+	print "|---|---|---|---|---|---|---|---|"
 	for (r = 1; r <= nrates; r++)
 		for (t = 1; t <= ntools; t++) {
 			key = tools[t] SUBSEP rates[r]
 			oracle = tools[t] != "inkernel" ? "-" : bad[key] ? bad[key] " mismatch" : "exact"
-			printf "| %d | %s | %s | %d of %d | %s | %s | %s |\n", rates[r], label[tools[t]],
+			printf "| %d | %s | %s | %d of %d | %s | %s | %s | %s |\n", rates[r], label[tools[t]],
 				spread("rate", key, "%.0f"), lossy[key], runs[key],
-				spread("lost", key, "%d"), spread("cpu", key, "%.0f"), oracle
+				spread("lost", key, "%d"), spread("cpu", key, "%.0f"), spread("cost", key, "%.2f"), oracle
 		}
-	# The highest offered rate up to which a reader lost nothing in any run.
-	for (t = 1; t <= ntools; t++) {
-		best[tools[t]] = 0
-		for (r = 1; r <= nrates; r++) {
-			key = tools[t] SUBSEP rates[r]
-			if (lossy[key] || bad[key])
-				break
-			best[tools[t]] = rates[r]
+	if (nthreads) {
+		print ""
+		print "Where each reader's CPU went during the traffic: per thread (trace-cmd: its processes of one"
+		print "name summed), the median over the runs of its user and system time (ms) and of its wakeups"
+		print "(voluntary context switches)."
+		print ""
+		print "| offered packets/s | reader | thread | user ms | system ms | wakeups |"
+		print "|---|---|---|---|---|---|"
+		for (i = 1; i <= nthreads; i++) {
+			split(threads[i], k, SUBSEP)
+			for (j = 1; j <= treps[threads[i]]; j++) {
+				u[j] = 10 * tu[threads[i], j]
+				sy[j] = 10 * ts[threads[i], j]
+				w[j] = tw[threads[i], j]
+			}
+			n = treps[threads[i]]
+			printf "| %d | %s | %s | %d | %d | %d |\n", k[2], label[k[1]], k[3], med(u, n), med(sy, n), med(w, n)
 		}
 	}
 	print ""
 	print "Highest offered rate with no loss in any run at it or below:"
 	for (t = 1; t <= ntools; t++)
-		printf "%s **%s**", (t > 1 ? "," : ""), label[tools[t]] ": " (best[tools[t]] ? best[tools[t]] " packets/s" : "none")
+		printf "%s **%s**", (t > 1 ? "," : ""), label[tools[t]] ": " (best(tools[t]) ? best(tools[t]) " packets/s" : "none")
 	print "."
 	print ""
-	top = rates[nrates]
-	if (best["tracecmd"] && best["streaming"])
-		ratio = sprintf("%.2fx", best["streaming"] / best["tracecmd"])
-	else
-		ratio = "undefined (a reader lost events at every rate)"
-	met = best["tracecmd"] && best["streaming"] >= 2 * best["tracecmd"]
-	printf "- Goal: streaming keeps up with >= 2x trace-cmd's rate. Measured: %s, **%s**.\n", ratio,
-		(met ? "met" : "not met")
-	if (best["tracecmd"] == top && best["streaming"] == top)
-		print "  Both kept up with every offered rate: the ratio is at least 1, and the guest offers no more."
-	met = best["inkernel"] == top
-	printf "- Goal: in-kernel loses nothing at the highest rate pktproc offers (%d packets/s). **%s**.\n", top,
-		(met ? "met" : "not met")
+	if (("streaming" in seen_tool) && ("tracecmd" in seen_tool))
+		goal("streaming", "tracecmd")
+	if (("streamingT" in seen_tool) && ("tracecmdT" in seen_tool))
+		goal("streamingT", "tracecmdT")
+	if ("inkernel" in seen_tool) {
+		top = rates[nrates]
+		met = best("inkernel") == top
+		printf "- Goal: in-kernel loses nothing at the highest rate pktproc offers (%d packets/s). **%s**.\n", top,
+			(met ? "met" : "not met")
+	}
 }
