@@ -10,9 +10,10 @@
 
 # 25 cycles on the generic kernels. Where kmemleak watches (the debug
 # kernel), up to 100, for as long as budget seconds allow: under its
-# checkers TCG takes 5 s a cycle on a fast machine and 30 to 40 s on a
-# slow one (a 1 s kprofctl run starts in seconds there while the traffic's
-# FIFO threads hold the vCPUs), and CI's time is bounded. At least
+# checkers TCG took about 10 s a cycle on CI's 2-core machine alone, and
+# 20 to 30 s beside other guests (a 1 s kprofctl run starts in seconds
+# there while the traffic's FIFO threads hold the vCPUs), and CI's time is
+# bounded. At least
 # min_cycles run, past the budget if need be (the kprof-timeout bounds
 # them). The figure says how many ran.
 # 'make soak' asks for a number of cycles on the kernel command line

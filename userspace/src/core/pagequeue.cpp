@@ -100,8 +100,7 @@ std::optional<PageQueue::Item> PageQueue::try_pop()
 
 bool PageQueue::aborted() const
 {
-	std::lock_guard lock(mu_);
-	return aborted_;
+	return aborted_.load(std::memory_order_relaxed);
 }
 
 QueueFigures PageQueue::figures() const

@@ -7,6 +7,7 @@
 // event lost while it waits is the ring buffer's overrun, counted there.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -74,7 +75,10 @@ private:
 	std::deque<Item> items_;
 	size_t visible_ = 0;		// items at the front the consumer may take
 	uint64_t bytes_ = 0;		// the bytes of items_
-	bool closed_ = false, aborted_ = false;
+	bool closed_ = false;
+	// Set under mu_ (the waits test it there), read without it by
+	// aborted(), once per page on the reading thread.
+	std::atomic<bool> aborted_{false};
 	std::vector<std::vector<uint8_t>> spare_;
 	QueueFigures figures_;
 };

@@ -318,14 +318,12 @@ CpuReader::~CpuReader()
 
 size_t CpuReader::read(std::span<uint8_t> into)
 {
-	const int n = into.size() >= page_size_ ? tracefs_cpu_read(tcpu_, into.data(), true) : -1;
-	return n > 0 ? std::min(size_t(n), into.size()) : 0;
+	return into.size() < page_size_ ? 0 : got(tracefs_cpu_read(tcpu_, into.data(), true), into.size());
 }
 
 size_t CpuReader::flush(std::span<uint8_t> into)
 {
-	const int n = into.size() >= page_size_ ? tracefs_cpu_flush(tcpu_, into.data()) : -1;
-	return n > 0 ? std::min(size_t(n), into.size()) : 0;
+	return into.size() < page_size_ ? 0 : got(tracefs_cpu_flush(tcpu_, into.data()), into.size());
 }
 
 }  // namespace kprof

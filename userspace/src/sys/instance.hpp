@@ -15,6 +15,7 @@
 
 #include "sys/tracefs_c.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -109,6 +110,9 @@ private:
 	int cpu_;
 	int fd_;
 	tracefs_cpu *tcpu_;
+	// What a libtracefs read of a page (@n bytes, or < 0) left in a
+	// buffer of @room bytes: 0 for nothing.
+	static size_t got(int n, size_t room) { return n > 0 ? std::min(size_t(n), room) : 0; }
 	size_t page_size_ = 0;
 };
 
