@@ -46,6 +46,9 @@ grep -q '"events_read": 0,' /tmp/idle.json || fail "events read while idle"
 kprofctl latency --json -b 64 >/tmp/l.json 2>/tmp/l.err &
 pid=$!
 wait_collecting
+# The decoding thread goes by its name (top -H, make bench's P3 profile).
+grep -q '^Name:[[:space:]]*kprof-decode$' /proc/$pid/task/*/status ||
+	fail "no thread of kprofctl is named kprof-decode: $(cat /proc/$pid/task/*/comm | tr '\n' ' ')"
 wakeups_during $pid run_traffic 3
 kill -INT $pid
 wait $pid || fail "run under traffic: $(cat /tmp/l.err)"

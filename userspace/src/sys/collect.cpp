@@ -293,9 +293,11 @@ void Session::consume(size_t i, std::span<const uint8_t> page, Aggregator &agg, 
 // Decoding thread: the queue's items in order, until it is closed and
 // empty. -P is per thread, and this one starts with the default policy
 // (set_priority() resets it on fork): it takes -P of its own. An error
-// aborts the queue, which the reading loop sees.
+// aborts the queue, which the reading loop sees. Its name tells the two
+// threads apart in top -H and /proc/PID/task.
 void Session::decode_loop(const CollectOptions &opts, Aggregator &agg, Collected &c)
 {
+	pthread_setname_np(pthread_self(), kDecoderThread);
 	try {
 		if (opts.priority)
 			set_priority(*opts.priority);

@@ -172,6 +172,8 @@ private:
 	// The queue holds as much as the instance's buffers together, within
 	// these bounds: a burst the decoder lags behind costs memory first.
 	static constexpr uint64_t kQueueMin = 1 << 20, kQueueMax = 256 << 20;
+	// The decoding thread's name (15 characters at most).
+	static constexpr const char *kDecoderThread = "kprof-decode";
 
 	const Plan &plan_;
 	TepPtr tep_;
