@@ -27,8 +27,11 @@ std::vector<SourceDrain> drain_rounds(size_t sources, size_t round, size_t cap,
 {
 	std::vector<SourceDrain> out(sources);
 	std::vector<bool> done(sources, false), partial(sources, false);
-	while (std::count(done.begin(), done.end(), false)) {
+	size_t left = sources;
+	while (left) {
 		for (size_t i = 0; i < sources; i++) {
+			if (done[i])
+				continue;
 			for (size_t n = 0; !done[i] && n < round; n++) {
 				if (out[i].pages == cap) {
 					out[i].more = true;
@@ -43,6 +46,7 @@ std::vector<SourceDrain> drain_rounds(size_t sources, size_t round, size_t cap,
 				done[i] = !r.got || (r.last && partial[i]);
 				partial[i] = r.last;
 			}
+			left -= done[i];
 		}
 	}
 	return out;
