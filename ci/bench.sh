@@ -43,6 +43,17 @@ for n in 1000000 10000000 100000000; do
 done
 acc=$("$bench" --accuracy 10000000)
 
+# P4b with -T's context: the IRQ tracker capture, 2000 rounds a run.
+ctx_rates="" ctx_share=""
+for _ in $(seq "$REPS"); do
+	line=$("$bench" --context "$fixtures" 2000)
+	ctx_rates+="$(field "$line" events_per_s)"$'\n'
+	ctx_share=$(awk -v c="$(field "$line" context_events)" -v e="$(field "$line" events)" 'BEGIN { printf "%.0f", 100 * c / e }')
+done
+read -r cmed cmin cmax <<<"$(printf %s "$ctx_rates" | stats)"
+ctx_row=$(awk -v a="$cmed" -v b="$cmin" -v c="$cmax" 'BEGIN { printf "%.2f M/s | %.2f-%.2f M/s", a / 1e6, b / 1e6, c / 1e6 }')
+info "decode with -T's context: median $cmed events/s"
+
 # guest TEST: run a guest script on KERNEL, print what it printed
 guest() {
 	KPROF_VM_TIMEOUT=2400 "$KPROF_TOP/tests/vm/harness/vm-run.sh" "$KERNEL" "$1" || die "$1 failed on $KERNEL"
@@ -123,6 +134,15 @@ The timed loop includes that patching. One core, no I/O.
 | events | decode + aggregate | spread | max RSS | spread |
 |---|---|---|---|---|
 $decode_rows
+
+\`kprofctl irq -T\`'s path: \`decode_bench --context\` decodes the IRQ tracker's capture (its three
+events with the kernel's irq and sched events, ${ctx_share} % of the records) 2000 times over, the
+context events through the threshold analysis' decoder into its 2 s of context per CPU, the
+samples into the histograms and the analysis:
+
+| path | decode + aggregate + context | spread |
+|---|---|---|
+| irq -T | $ctx_row |
 ## P5: memory and accuracy
 
 Memory: the max RSS column above, from 10^6 to 10^8 events. The histograms allocate a power

@@ -11,9 +11,16 @@
 //
 //   decode_bench FIXTURE_DIR EVENTS
 //   decode_bench --accuracy VALUES
+//   decode_bench --context FIXTURE_DIR ROUNDS
 // The second form records VALUES heavy-tailed values and prints the
-// largest relative error of p1 ... p99.99 against an exact sort.
+// largest relative error of p1 ... p99.99 against an exact sort. The third
+// times irq -T's path: the IRQ tracker capture (tracker.cpu*.raw, with the
+// kernel's irq and sched events) decoded ROUNDS times, each round's page
+// stamps 10 s on, its context events through ContextDecoder into the
+// threshold Analyzer and its samples into the histograms and the Analyzer.
 #include "core/aggregate.hpp"
+#include "core/analysis.hpp"
+#include "core/context.hpp"
 #include "core/decoder.hpp"
 
 #include <sys/resource.h>
@@ -23,6 +30,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -96,14 +104,85 @@ int accuracy(uint64_t n)
 	return worst <= Histogram::kRelativeError ? 0 : 1;
 }
 
+// Print the one JSON line of a timed run of @events events (@context of
+// them context events, or -1 for none counted) since @t0.
+int report(uint64_t events, int64_t context, std::chrono::steady_clock::time_point t0)
+{
+	const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+	rusage ru{};
+	getrusage(RUSAGE_SELF, &ru);
+	std::printf("{\"events\": %llu, ", (unsigned long long)events);
+	if (context >= 0)
+		std::printf("\"context_events\": %lld, ", (long long)context);
+	std::printf("\"seconds\": %.6f, \"events_per_s\": %.0f, \"maxrss_kb\": %ld}\n", secs, double(events) / secs,
+		    ru.ru_maxrss);
+	return 0;
+}
+
+// The formats of a capture's kprof events and of -T's context events.
+TepPtr tracker_tep(const std::filesystem::path &dir)
+{
+	std::vector<std::filesystem::path> formats;
+	for (const auto &e : std::filesystem::directory_iterator(dir / "formats"))
+		formats.push_back(e.path());
+	for (const auto &ev : context_events())
+		formats.push_back(dir / "events" / ev / "format");
+	return tep_from_files(dir / "header_page", formats, int(kPage), TEP_LITTLE_ENDIAN);
+}
+
+int context(const std::filesystem::path &dir, uint64_t rounds)
+{
+	TepPtr tep = tracker_tep(dir);
+	Decoder dec(tep.get());
+	ContextDecoder ctx(tep.get());
+	Analyzer an(UINT64_MAX);	// no hits: the context kept, pruned past 2 s
+	Aggregator agg(AggregateOptions{});
+	const std::map<std::string, std::vector<std::string>> spans;
+	int64_t nctx = 0;
+	dec.on_other([&](const OtherRecord &r) {
+		if (const auto e = ctx.decode(r)) {
+			an.context(*e);
+			nctx++;
+		}
+	});
+	std::vector<std::vector<uint8_t>> cpus;
+	for (int c = 0; c < 2; c++)
+		cpus.push_back(read_all((dir / ("tracker.cpu" + std::to_string(c) + ".raw")).string()));
+	std::vector<Sample> samples;
+	uint64_t events = 0;
+	const auto t0 = std::chrono::steady_clock::now();
+	for (uint64_t r = 0; r < rounds; r++) {
+		for (int c = 0; c < 2; c++) {
+			for (size_t off = 0; off + kPage <= cpus[c].size(); off += kPage) {
+				uint8_t *page = cpus[c].data() + off;
+				uint64_t ts;
+				std::memcpy(&ts, page, sizeof(ts));
+				ts += 10000000000ULL;
+				std::memcpy(page, &ts, sizeof(ts));
+				samples.clear();
+				const PageResult pr = dec.decode_page(page, kPage, c, samples);
+				events += pr.events + pr.other;
+				for (const auto &s : samples) {
+					agg.add(s, dec.device_name(s.dev), spans);
+					an.sample(s, dec.device_name(s.dev));
+				}
+			}
+		}
+		an.take(false);
+	}
+	return report(events, nctx, t0);
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
 {
 	if (argc == 3 && std::string(argv[1]) == "--accuracy")
 		return accuracy(std::stoull(argv[2]));
+	if (argc == 4 && std::string(argv[1]) == "--context")
+		return context(argv[2], std::stoull(argv[3]));
 	if (argc != 3) {
-		std::cerr << "usage: decode_bench FIXTURE_DIR EVENTS | --accuracy VALUES\n";
+		std::cerr << "usage: decode_bench FIXTURE_DIR EVENTS | --accuracy VALUES | --context FIXTURE_DIR ROUNDS\n";
 		return 2;
 	}
 	const std::string dir = argv[1];
@@ -136,9 +215,6 @@ int main(int argc, char **argv)
 			events += r.events;
 		}
 	}
-	const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-	rusage ru{};
-	getrusage(RUSAGE_SELF, &ru);
 	uint64_t recorded = 0;
 	for (const auto &[k, h] : agg.totals())
 		recorded += h.count();
@@ -146,7 +222,5 @@ int main(int argc, char **argv)
 		std::cerr << "decode_bench: " << events << " events decoded, " << recorded << " in the histograms\n";
 		return 1;
 	}
-	std::printf("{\"events\": %llu, \"seconds\": %.6f, \"events_per_s\": %.0f, \"maxrss_kb\": %ld}\n",
-		    (unsigned long long)events, secs, double(events) / secs, ru.ru_maxrss);
-	return 0;
+	return report(events, -1, t0);
 }
