@@ -5,7 +5,8 @@
 #
 # Measured (issue #11): P1a, the hook microbenchmark (kprof/bench) in
 # KPROF_BENCH_KERNEL's guest; P3, the rates each reader keeps up with
-# (tests/vm/bench/bench_rates.sh, same guest); P4b, the offline decoder's
+# (tests/vm/bench/bench_rates.sh, same guest), and a perf profile of the
+# readers (tests/vm/bench/bench_profile.sh); P4b, the offline decoder's
 # throughput on one core; P5, kprofctl's memory from 10^6 to 10^8 events
 # and the percentile error against an exact sort; P2, an enabled hook pair
 # against a bare one-field event, from the same kprof/bench runs as P1a;
@@ -110,6 +111,10 @@ p3_default_buf=1408
 p3_tables=$(p3 "kprof.bench_buf_kb=$p3_buf kprof.bench_reps=$REPS")
 p3_default_tables=$(p3 "kprof.bench_buf_kb=$p3_default_buf kprof.bench_reps=$REPS kprof.bench_tools=streaming,tracecmd")
 p3_t_tables=$(p3 "kprof.bench_buf_kb=$p3_buf kprof.bench_reps=$REPS kprof.bench_tools=streamingT,tracecmdT")
+# And a profile of the readers under load: perf in the guest (the host's,
+# copied in with KPROF_VM_PERF=1; linux-perf matches the 6.1 guest).
+command -v perf >/dev/null || apt-get install -y -q linux-perf >/dev/null || die "cannot install linux-perf"
+p3_profile=$(KPROF_VM_PERF=1 guest bench_profile | grep -E '^(PROF|PSYM|PSYS) ' | awk -f "$KPROF_TOP/ci/bench_profile.awk")
 info "P3 done"
 
 # P4a: ci/bench_p4a.sh records a file of 10^7 events and times both analyses.
@@ -233,6 +238,19 @@ $p3_default_tables
 - **trace-cmd record, the same events**: the same nine events, \`-b $p3_buf\`.
 
 $p3_t_tables
+
+### Where the readers' CPU goes: a profile under load
+
+tests/vm/bench/bench_profile.sh, the same guest, 16 KiB buffers: \`perf record -e cpu-clock -g -a\` over
+3 s of traffic at each rate, while \`kprofctl latency\` (the host's build, kprofctl-dyn, for its
+symbols) or \`trace-cmd record\` reads; then \`perf trace -s\` over another 3 s. The threads' share
+of one CPU, their symbols down to 2 % of the reader's samples, and their system calls. Under
+TCG the sampling timer is taken when interrupts are on again, so time with interrupts off
+lands on the symbol that turns them on (\`_raw_spin_unlock_irqrestore\`,
+\`finish_task_switch\`), and the IPIs and interrupts the guest takes are counted to whichever
+thread they interrupt.
+
+$p3_profile
 
 $p4a_section
 EOF2

@@ -80,16 +80,19 @@ k32=
 # static build), with the libraries they load.
 # So does tmux (kprofctl_top), with the C.UTF-8 locale it insists on and
 # the terminfo of the terminal it emulates, and rt-tests' cyclictest
-# (make bench's S2, tests/vm/bench/bench_rt.sh).
+# (make bench's S2, tests/vm/bench/bench_rt.sh). With KPROF_VM_PERF=1, perf
+# too (make bench's P3 profile, tests/vm/bench/bench_profile.sh): its
+# libraries are large, and no other guest needs them.
 if [ "$arch" = amd64 ] && [ -x "$KPROF_BUILD/host/kprofctl" ] && [ -x /usr/bin/trace-cmd ]; then
 	cp /usr/bin/trace-cmd /usr/bin/tmux "$root/usr/local/bin/"
-	cyc=()
-	[ ! -x /usr/bin/cyclictest ] || cyc=(/usr/bin/cyclictest)
-	[ ${#cyc[@]} -eq 0 ] || cp "${cyc[@]}" "$root/usr/local/bin/"
+	extra=()
+	[ ! -x /usr/bin/cyclictest ] || extra=(/usr/bin/cyclictest)
+	[ -z "${KPROF_VM_PERF:-}" ] || extra+=(/usr/bin/perf)
+	[ ${#extra[@]} -eq 0 ] || cp "${extra[@]}" "$root/usr/local/bin/"
 	# Without its debug info (39 MB of the guest's 56): every guest unpacks
 	# the initramfs, and a debug kernel does so slowly.
 	strip --strip-debug -o "$root/usr/local/bin/kprofctl-dyn" "$KPROF_BUILD/host/kprofctl"
-	ldd /usr/bin/trace-cmd /usr/bin/tmux "$KPROF_BUILD/host/kprofctl" "${cyc[@]}" |
+	ldd /usr/bin/trace-cmd /usr/bin/tmux "$KPROF_BUILD/host/kprofctl" "${extra[@]}" |
 		awk '$2 == "=>" && $3 ~ /^\// { print $3 } NF == 2 && $1 ~ /^\// { print $1 }' |
 		sort -u | while read -r lib; do cp -L --parents "$lib" "$root"; done
 	cp -r --parents /usr/lib/locale/C.utf8 /lib/terminfo/s/screen "$root"
