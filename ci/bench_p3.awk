@@ -78,7 +78,7 @@ function goal(s, t,    bs, bt, ratio, met, r, key_s, key_t, worse, n) {
 	bt = best(t)
 	ratio = bt && bs ? sprintf("%.2fx", bs / bt) : "undefined (a reader lost events at every rate)"
 	met = bt && bs >= 2 * bt
-	printf "- Goal: %s keeps up with >= 2x %s's rate. Measured: %s, **%s**.\n", label[s], label[t], ratio,
+	printf "- Goal: %s keeps up with >= 2x the rate of %s. Measured: %s, **%s**.\n", label[s], label[t], ratio,
 		(met ? "met" : "not met")
 	if (bt == rates[nrates] && bs == rates[nrates])
 		print "  Both kept up with every offered rate: the ratio is at least 1, and the guest offers no more."
