@@ -21,8 +21,7 @@ BUF_KB=16
 NCPU=$(grep -c '^processor' /proc/cpuinfo)
 
 load kprof
-insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=1000 batch=1 irq_coalesce=1 \
-	work_ns=0 pass_overhead_ns=0 || fail insmod
+load_pktproc_bench
 
 TRAFFIC="echo 1 >$PP/start; sleep 3; echo 1 >$PP/stop"
 
@@ -61,8 +60,8 @@ for rate in $RATES; do
 	kill -INT $pid
 	wait $pid || fail "kprofctl: $(cat /tmp/b.err)"
 
-	trace-cmd record -e kprof_irq_thread_latency -e kprof_irq_handler -e kprof_batch -e kprof_span \
-		-b $BUF_KB -o /tmp/b.dat >/tmp/rec.log 2>&1 &
+	# shellcheck disable=SC2086 # the -e arguments, one word each
+	trace-cmd record $DEVICE_RECORD_ARGS -b $BUF_KB -o /tmp/b.dat >/tmp/rec.log 2>&1 &
 	pid=$!
 	wait_for "$TR"/events/kprof/kprof_batch/enable 1 "trace-cmd did not start recording"
 	profile tracecmd "$rate" trace-cmd

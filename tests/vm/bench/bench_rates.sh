@@ -35,8 +35,7 @@ D=pktproc-q0
 
 command -v trace-cmd >/dev/null || fail "no trace-cmd in the guest"
 load kprof
-insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=1000 batch=1 irq_coalesce=1 \
-	work_ns=0 pass_overhead_ns=0 || fail insmod
+load_pktproc_bench
 
 # ticks PIDS: their user + system time so far, in clock ticks
 ticks() {
@@ -88,8 +87,8 @@ run_streaming() {
 }
 
 run_tracecmd() {
-	trace-cmd record -e kprof_irq_thread_latency -e kprof_irq_handler -e kprof_batch -e kprof_span \
-		-b "$BENCH_BUF_KB" -o /tmp/b.dat >/tmp/rec.log 2>&1 &
+	# shellcheck disable=SC2086 # the -e arguments, one word each
+	trace-cmd record $DEVICE_RECORD_ARGS -b "$BENCH_BUF_KB" -o /tmp/b.dat >/tmp/rec.log 2>&1 &
 	pid=$!
 	wait_for "$TR"/events/kprof/kprof_batch/enable 1 "trace-cmd did not start recording"
 	measure "$(pidof trace-cmd)"

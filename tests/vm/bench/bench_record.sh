@@ -16,7 +16,8 @@ command -v trace-cmd >/dev/null || fail "no trace-cmd in the guest"
 load_virtio_blk
 load kprof
 insmod "$KPROF_MODDIR/kprof_stress.ko" burst=2000 sleep_us=50 timer_us=1000 || fail "insmod stress"
-trace-cmd record -e kprof_irq_thread_latency -e kprof_irq_handler -e kprof_batch -e kprof_span -b 65536 -o /tmp/big.dat >/tmp/rec.log 2>&1 &
+# shellcheck disable=SC2086 # the -e arguments, one word each
+trace-cmd record $DEVICE_RECORD_ARGS -b 65536 -o /tmp/big.dat >/tmp/rec.log 2>&1 &
 rpid=$!
 wait_for "$TR"/events/kprof/kprof_batch/enable 1 "trace-cmd did not start recording"
 # In rounds of 5 s, until the ring buffers have held BENCH_EVENTS events

@@ -138,6 +138,18 @@ wait_measuring() {
 	done
 }
 
+# The device hooks' four events as trace-cmd record's -e arguments, to be
+# split into words where used (make bench's trace-cmd readers).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+DEVICE_RECORD_ARGS="-e kprof_irq_thread_latency -e kprof_irq_handler -e kprof_batch -e kprof_span"
+
+# load_pktproc_bench: pktproc as make bench's P3 drives it: 2 queues,
+# batch=1 and an IRQ per packet (four samples a packet), no simulated work
+load_pktproc_bench() {
+	insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=1000 batch=1 irq_coalesce=1 \
+		work_ns=0 pass_overhead_ns=0 || fail "insmod kprof_pktproc"
+}
+
 # run_traffic SECONDS: start the sample, wait, stop (stop drains the rings)
 run_traffic() {
 	echo 1 >"$PP/start"
