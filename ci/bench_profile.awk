@@ -2,7 +2,15 @@
 #   PROF TOOL PPS COMM PCT / PSYM TOOL PPS COMM PCT SYMBOL /
 #   PSYS TOOL PPS COMM SYSCALL CALLS TOTAL_MS AVG_MS MAX_MS
 # into three markdown tables, in the order the guest printed them.
-function label(t) { return t == "tracecmd" ? "trace-cmd record" : t }
+function label(t) {
+	if (t == "tracecmd")
+		return "trace-cmd record"
+	if (t == "streamingT")
+		return "irq -T, streaming"
+	if (t == "tracecmdT")
+		return "trace-cmd record, irq -T's events"
+	return t
+}
 $1 == "PROF" { prof = prof sprintf("| %s | %s | %s | %s |\n", $3, label($2), $4, $5) }
 $1 == "PSYM" {
 	sym = $6

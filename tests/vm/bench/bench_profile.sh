@@ -3,8 +3,11 @@
 # reader's CPU goes under load, against trace-cmd record's, measured with
 # perf in the guest (the harness copies it in with KPROF_VM_PERF=1). At
 # each rate of kprof.bench_rates (default 5000,10000), pktproc as in
-# bench_rates.sh with 16 KiB buffers, read by kprofctl latency (the host's
-# build, kprofctl-dyn, for its symbols) and by trace-cmd record:
+# bench_rates.sh with 16 KiB buffers, read by each of kprof.bench_tools
+# (default all, as bench_rates.sh names them): kprofctl latency
+# (streaming), trace-cmd record of the same events (tracecmd), kprofctl
+# irq -T (streamingT) and trace-cmd record of its events (tracecmdT);
+# kprofctl is the host's build, kprofctl-dyn, for its symbols:
 #   - perf record -e cpu-clock -g -a over 3 s of traffic; per reader
 #     thread or process (comm) its share of the samples, then its symbols
 #     down to 2 % of the reader's samples:
@@ -17,6 +20,8 @@
 command -v perf >/dev/null || fail "no perf in the guest (the harness copies it with KPROF_VM_PERF=1)"
 RATES=$(kernel_arg kprof.bench_rates | tr , ' ')
 RATES=${RATES:-5000 10000}
+TOOLS=$(kernel_arg kprof.bench_tools | tr , ' ')
+TOOLS=${TOOLS:-streaming tracecmd streamingT tracecmdT}
 BUF_KB=16
 NCPU=$(grep -c '^processor' /proc/cpuinfo)
 
@@ -50,25 +55,41 @@ syscalls() {
 			printf "PSYS %s %s %s %s %s %s %s %s\n", t, r, comm, $1, $2, $4, $6, $7 }' /tmp/t.txt
 }
 
+# start_TOOL: the reader, in the background ($pid); PIDS and COMMS to profile
+start_streaming() {
+	kprofctl-dyn latency --json -b $BUF_KB >/tmp/b.json 2>/tmp/b.err &
+	pid=$! pids=$! comms=kprofctl-dyn,kprof-decode
+	wait_collecting
+}
+
+start_streamingT() {
+	kprofctl-dyn irq -T 1s --on-threshold continue --json -b $BUF_KB >/tmp/b.json 2>/tmp/b.err &
+	pid=$! pids=$! comms=kprofctl-dyn,kprof-decode
+	wait_collecting kprof kprof_girq_thread
+}
+
+# start_trace_cmd ARGS ENABLED_EVENT
+start_trace_cmd() {
+	# shellcheck disable=SC2086 # the -e arguments, one word each
+	trace-cmd record $1 -b $BUF_KB -o /tmp/b.dat >/tmp/rec.log 2>&1 &
+	pid=$! comms=trace-cmd
+	wait_for "$TR/events/kprof/$2/enable" 1 "trace-cmd did not start recording"
+	pids=$(pidof trace-cmd | tr ' ' ,)
+}
+
+start_tracecmd() { start_trace_cmd "$DEVICE_RECORD_ARGS" kprof_batch; }
+start_tracecmdT() { start_trace_cmd "$IRQ_T_RECORD_ARGS" kprof_girq_thread; }
+
 for rate in $RATES; do
 	echo "$rate" >"$PP/rate_pps"
-	kprofctl-dyn latency --json -b $BUF_KB >/tmp/b.json 2>/tmp/b.err &
-	pid=$!
-	wait_collecting
-	profile streaming "$rate" kprofctl-dyn,kprof-decode
-	syscalls streaming "$rate" "$pid"
-	kill -INT $pid
-	wait $pid || fail "kprofctl: $(cat /tmp/b.err)"
-
-	# shellcheck disable=SC2086 # the -e arguments, one word each
-	trace-cmd record $DEVICE_RECORD_ARGS -b $BUF_KB -o /tmp/b.dat >/tmp/rec.log 2>&1 &
-	pid=$!
-	wait_for "$TR"/events/kprof/kprof_batch/enable 1 "trace-cmd did not start recording"
-	profile tracecmd "$rate" trace-cmd
-	syscalls tracecmd "$rate" "$(pidof trace-cmd | tr ' ' ,)"
-	kill -INT $pid
-	wait $pid || fail "trace-cmd record: $(cat /tmp/rec.log)"
-	rm -f /tmp/b.dat
+	for tool in $TOOLS; do
+		"start_$tool"
+		profile "$tool" "$rate" "$comms"
+		syscalls "$tool" "$rate" "$pids"
+		kill -INT "$pid"
+		wait "$pid" || fail "$tool: $(cat /tmp/b.err /tmp/rec.log 2>/dev/null)"
+		rm -f /tmp/b.dat
+	done
 done
 rmmod kprof_pktproc
 rmmod kprof

@@ -110,8 +110,6 @@ stop_tracecmd() {
 # -T's analysis on the IRQ tracker: kprofctl irq with the context events
 # (no threshold is crossed: the analysis keeps its 2 s of context per CPU
 # all the same) against trace-cmd record of the same events.
-CONTEXT="irq:irq_handler_entry irq:irq_handler_exit irq:softirq_entry irq:softirq_exit sched:sched_switch sched:sched_waking"
-
 run_streamingT() {
 	kprofctl irq -T 1s --on-threshold continue --json -b "$BENCH_BUF_KB" >/tmp/b.json 2>/tmp/b.err &
 	pid=$!
@@ -123,9 +121,8 @@ run_streamingT() {
 }
 
 run_tracecmdT() {
-	# shellcheck disable=SC2046 # one -e per event
-	trace-cmd record -e kprof_girq_handler -e kprof_girq_wake -e kprof_girq_thread \
-		$(for e in $CONTEXT; do echo "-e $e"; done) -b "$BENCH_BUF_KB" -o /tmp/b.dat >/tmp/rec.log 2>&1 &
+	# shellcheck disable=SC2086 # the -e arguments, one word each
+	trace-cmd record $IRQ_T_RECORD_ARGS -b "$BENCH_BUF_KB" -o /tmp/b.dat >/tmp/rec.log 2>&1 &
 	pid=$!
 	wait_for "$TR"/events/kprof/kprof_girq_thread/enable 1 "trace-cmd did not start recording"
 	measure "$(pidof trace-cmd)"

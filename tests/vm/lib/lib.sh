@@ -142,6 +142,11 @@ wait_measuring() {
 # split into words where used (make bench's trace-cmd readers).
 # shellcheck disable=SC2034 # used by the scripts that source this file
 DEVICE_RECORD_ARGS="-e kprof_irq_thread_latency -e kprof_irq_handler -e kprof_batch -e kprof_span"
+# ... and what kprofctl irq -T reads: the IRQ tracker's three events and
+# the threshold analysis' context events.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+IRQ_T_RECORD_ARGS="-e kprof_girq_handler -e kprof_girq_wake -e kprof_girq_thread -e irq:irq_handler_entry
+	-e irq:irq_handler_exit -e irq:softirq_entry -e irq:softirq_exit -e sched:sched_switch -e sched:sched_waking"
 
 # load_pktproc_bench: pktproc as make bench's P3 drives it: 2 queues,
 # batch=1 and an IRQ per packet (four samples a packet), no simulated work
