@@ -150,9 +150,9 @@ void Analyzer::tasks_on(int cpu, const Hit &h, Analysis &a) const
 		close(h.run, false);
 }
 
-const std::deque<CtxEvent> &Analyzer::events(int cpu) const
+const Ring<CtxEvent> &Analyzer::events(int cpu) const
 {
-	static const std::deque<CtxEvent> none;
+	static const Ring<CtxEvent> none;
 	const auto it = cpus_.find(cpu);
 	return it == cpus_.end() ? none : it->second.q;
 }

@@ -7,11 +7,11 @@
 
 #include "core/context.hpp"
 #include "core/decoder.hpp"
+#include "core/ring.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -86,7 +86,7 @@ public:
 
 private:
 	Analysis analyze(const Hit &h) const;
-	const std::deque<CtxEvent> &events(int cpu) const;
+	const Ring<CtxEvent> &events(int cpu) const;
 	void find_thread(const Hit &h, Analysis &a) const;
 	void find_wakeup(const Hit &h, Analysis &a) const;
 	void spans_on(int cpu, const Hit &h, Analysis &a) const;
@@ -98,7 +98,7 @@ private:
 	uint64_t armed_ = 0;
 	uint64_t hits_ = 0;
 	struct CpuContext {
-		std::deque<CtxEvent> q;	// in time order
+		Ring<CtxEvent> q;	// in time order
 		uint64_t bytes = 0;	// context_bytes() of q's events
 		std::optional<uint64_t> trimmed_ts;	// the newest event the budget dropped
 	};
