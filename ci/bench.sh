@@ -219,7 +219,7 @@ Median difference over the $REPS runs: **${p1b_med} %** (${p1b_min} to ${p1b_max
 
 The same runs of kprof/bench: key_on (the workload between \`kprof_batch_begin()\` and
 \`kprof_batch_end()\` with kprof_batch enabled: two timestamps, the device's pairing and
-counters, and one kprof_batch event of six fields and a device name) against bare_on (the same
+counters, and one kprof_batch event: a device name, packets, duration and seq) against bare_on (the same
 workload, then \`trace_kprof_bench_bare(value)\`, a TRACE_EVENT with one u32 field, enabled in
 the same instance; kmod/kprof_bench_trace.h). ns per iteration, ratio of the minima.
 
