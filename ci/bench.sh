@@ -45,12 +45,13 @@ done
 acc=$("$bench" --accuracy 10000000)
 
 # P4b with -T's context: the IRQ tracker capture, 2000 rounds a run.
-ctx_rates="" ctx_share=""
+ctx_rates=""
 for _ in $(seq "$REPS"); do
 	line=$("$bench" --context "$fixtures" 2000)
 	ctx_rates+="$(field "$line" events_per_s)"$'\n'
-	ctx_share=$(awk -v c="$(field "$line" context_events)" -v e="$(field "$line" events)" 'BEGIN { printf "%.0f", 100 * c / e }')
 done
+# The capture's share of context events (the same in every run)
+ctx_share=$(awk -v c="$(field "$line" context_events)" -v e="$(field "$line" events)" 'BEGIN { printf "%.0f", 100 * c / e }')
 read -r cmed cmin cmax <<<"$(printf %s "$ctx_rates" | stats)"
 ctx_row=$(awk -v a="$cmed" -v b="$cmin" -v c="$cmax" 'BEGIN { printf "%.2f M/s | %.2f-%.2f M/s", a / 1e6, b / 1e6, c / 1e6 }')
 info "decode with -T's context: median $cmed events/s"

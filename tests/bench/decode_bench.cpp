@@ -119,20 +119,9 @@ int report(uint64_t events, int64_t context, std::chrono::steady_clock::time_poi
 	return 0;
 }
 
-// The formats of a capture's kprof events and of -T's context events.
-TepPtr tracker_tep(const std::filesystem::path &dir)
-{
-	std::vector<std::filesystem::path> formats;
-	for (const auto &e : std::filesystem::directory_iterator(dir / "formats"))
-		formats.push_back(e.path());
-	for (const auto &ev : context_events())
-		formats.push_back(dir / "events" / ev / "format");
-	return tep_from_files(dir / "header_page", formats, int(kPage), TEP_LITTLE_ENDIAN);
-}
-
 int context(const std::filesystem::path &dir, uint64_t rounds)
 {
-	TepPtr tep = tracker_tep(dir);
+	TepPtr tep = tep_from_capture(dir, context_events());
 	Decoder dec(tep.get());
 	ContextDecoder ctx(tep.get());
 	Analyzer an(UINT64_MAX);	// no hits: the context kept, pruned past 2 s

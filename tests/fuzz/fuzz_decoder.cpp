@@ -30,11 +30,7 @@ namespace {
 // A tep handle for fixture @d's formats in layout @to.
 TepPtr tep_for(const fs::path &d, const test::PageLayout &to)
 {
-	std::vector<fs::path> formats;
-	for (const auto &e : fs::directory_iterator(d / "formats"))
-		formats.push_back(e.path());
-	for (const auto &ev : context_events())
-		formats.push_back(d / "events" / ev / "format");
+	const auto formats = capture_formats(d, context_events());
 	std::ifstream in(d / "header_page");
 	std::ostringstream text;
 	text << in.rdbuf();

@@ -542,12 +542,7 @@ BOOST_AUTO_TEST_CASE(tracker_capture_matches_kernel_text)
 	for (const auto &dir : captures()) {
 		BOOST_TEST_CONTEXT(dir.filename().string())
 		{
-			std::vector<fs::path> formats;
-			for (const auto &e : fs::directory_iterator(dir / "formats"))
-				formats.push_back(e.path());
-			for (const auto &ev : context_events())
-				formats.push_back(dir / "events" / ev / "format");
-			auto tep = tep_from_files(dir / "header_page", formats, 4096, TEP_LITTLE_ENDIAN);
+			auto tep = tep_from_capture(dir, context_events());
 			Decoder d(tep.get());
 			ContextDecoder ctx(tep.get());
 			std::vector<std::string> got_ctx;

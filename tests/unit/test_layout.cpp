@@ -49,11 +49,7 @@ std::string slurp(const fs::path &p)
 // A tep handle for capture @dir's events, as a kernel of layout @to.
 TepPtr tep_for(const fs::path &dir, PageLayout to)
 {
-	std::vector<fs::path> formats;
-	for (const auto &e : fs::directory_iterator(dir / "formats"))
-		formats.push_back(e.path());
-	for (const auto &ev : context_events())
-		formats.push_back(dir / "events" / ev / "format");
+	const auto formats = capture_formats(dir, context_events());
 	const fs::path header = fs::temp_directory_path() / ("kprof-header-" + std::to_string(getpid()));
 	std::ofstream(header) << test::header_page_for(slurp(dir / "header_page"), to);
 	auto tep = tep_from_files(header, formats, int(kPage), to.big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);

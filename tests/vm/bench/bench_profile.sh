@@ -63,7 +63,8 @@ start_streaming() {
 }
 
 start_streamingT() {
-	kprofctl-dyn irq -T 1s --on-threshold continue --json -b $BUF_KB >/tmp/b.json 2>/tmp/b.err &
+	# shellcheck disable=SC2086 # IRQ_T_ARGS, one word each
+	kprofctl-dyn irq $IRQ_T_ARGS --json -b $BUF_KB >/tmp/b.json 2>/tmp/b.err &
 	pid=$! pids=$! comms=kprofctl-dyn,kprof-decode
 	wait_collecting kprof kprof_girq_thread
 }

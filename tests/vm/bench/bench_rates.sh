@@ -111,7 +111,8 @@ stop_tracecmd() {
 # (no threshold is crossed: the analysis keeps its 2 s of context per CPU
 # all the same) against trace-cmd record of the same events.
 run_streamingT() {
-	kprofctl irq -T 1s --on-threshold continue --json -b "$BENCH_BUF_KB" >/tmp/b.json 2>/tmp/b.err &
+	# shellcheck disable=SC2086 # IRQ_T_ARGS, one word each
+	kprofctl irq $IRQ_T_ARGS --json -b "$BENCH_BUF_KB" >/tmp/b.json 2>/tmp/b.err &
 	pid=$!
 	wait_collecting kprof kprof_girq_thread
 	measure $pid

@@ -81,8 +81,9 @@ k32=
 # So does tmux (kprofctl_top), with the C.UTF-8 locale it insists on and
 # the terminfo of the terminal it emulates, and rt-tests' cyclictest
 # (make bench's S2, tests/vm/bench/bench_rt.sh). With KPROF_VM_PERF=1, perf
-# too (make bench's P3 profile, tests/vm/bench/bench_profile.sh): its
-# libraries are large, and no other guest needs them.
+# too (make bench's profiles, tests/vm/bench/bench_profile.sh and
+# bench_hook_profile.sh): its libraries are large, and no other guest
+# needs them.
 if [ "$arch" = amd64 ] && [ -x "$KPROF_BUILD/host/kprofctl" ] && [ -x /usr/bin/trace-cmd ]; then
 	cp /usr/bin/trace-cmd /usr/bin/tmux "$root/usr/local/bin/"
 	extra=()

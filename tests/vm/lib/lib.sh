@@ -143,7 +143,10 @@ wait_measuring() {
 # shellcheck disable=SC2034 # used by the scripts that source this file
 DEVICE_RECORD_ARGS="-e kprof_irq_thread_latency -e kprof_irq_handler -e kprof_batch -e kprof_span"
 # ... and what kprofctl irq -T reads: the IRQ tracker's three events and
-# the threshold analysis' context events.
+# the threshold analysis' context events. make bench's irq -T reader takes
+# IRQ_T_ARGS: a threshold no IRQ crosses, the 2 s of context kept anyway.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+IRQ_T_ARGS="-T 1s --on-threshold continue"
 # shellcheck disable=SC2034 # used by the scripts that source this file
 IRQ_T_RECORD_ARGS="-e kprof_girq_handler -e kprof_girq_wake -e kprof_girq_thread -e irq:irq_handler_entry
 	-e irq:irq_handler_exit -e irq:softirq_entry -e irq:softirq_exit -e sched:sched_switch -e sched:sched_waking"

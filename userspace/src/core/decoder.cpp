@@ -130,12 +130,20 @@ TepPtr tep_from_files(const std::filesystem::path &header_page, const std::vecto
 	return tep;
 }
 
-TepPtr tep_from_capture(const std::filesystem::path &dir)
+std::vector<std::filesystem::path> capture_formats(const std::filesystem::path &dir,
+						   const std::vector<std::string> &extra)
 {
 	std::vector<std::filesystem::path> formats;
 	for (const auto &e : std::filesystem::directory_iterator(dir / "formats"))
 		formats.push_back(e.path());
-	return tep_from_files(dir / "header_page", formats, 4096, TEP_LITTLE_ENDIAN);
+	for (const auto &ev : extra)
+		formats.push_back(dir / "events" / ev / "format");
+	return formats;
+}
+
+TepPtr tep_from_capture(const std::filesystem::path &dir, const std::vector<std::string> &extra)
+{
+	return tep_from_files(dir / "header_page", capture_formats(dir, extra), 4096, TEP_LITTLE_ENDIAN);
 }
 
 TepPtr tep_from_tracefs(const std::filesystem::path &tdir, const std::vector<std::string> &extra)

@@ -27,9 +27,15 @@ using KbufferPtr = std::unique_ptr<kbuffer, KbufferFree>;
 TepPtr tep_from_files(const std::filesystem::path &header_page, const std::vector<std::filesystem::path> &formats,
 		      int page_size, tep_endian endian);
 
-// The same from a directory laid out like a capture: header_page and
-// formats/<event> (tests/unit/fixtures; an x86_64 kernel).
-TepPtr tep_from_capture(const std::filesystem::path &dir);
+// The format files of a directory laid out like a capture: formats/<event>
+// (kprof's) and events/<system>/<event>/format for each of @extra
+// ("irq/irq_handler_entry").
+std::vector<std::filesystem::path> capture_formats(const std::filesystem::path &dir,
+						   const std::vector<std::string> &extra = {});
+
+// A tep handle from such a directory and its header_page
+// (tests/unit/fixtures; an x86_64 kernel).
+TepPtr tep_from_capture(const std::filesystem::path &dir, const std::vector<std::string> &extra = {});
 
 // The same from a live tracefs at tdir, for the running kernel: only the
 // kprof formats and @extra ("sched/sched_switch"), not libtracefs's
