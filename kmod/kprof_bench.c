@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprof/bench: what a hook costs. Writing N times a small workload N
- * times in each of four states:
+ * times in each of six states:
  *
  *   baseline  the workload alone, no hook compiled in;
  *   key_off   the workload between kprof_batch_begin()/kprof_batch_end(),
@@ -13,12 +13,21 @@
  *             kprof_bench_trace.h) enabled in the same instance: what an
  *             enabled hook pair is measured against.
  *
+ * and two that take key_on apart, each with its event enabled there too:
+ *
+ *   clock2    the workload between two ktime_get_ns() reads, then the bare
+ *             event with their difference: the least any hook pair that
+ *             times the workload and emits costs;
+ *   batch_ev  the workload, then trace_kprof_batch() with the device's name
+ *             and made-up values: the kprof_batch event alone, without
+ *             the hooks' clock reads, lock, counters and pairing.
+ *
  * The iterations run in at most BENCH_MAX_ROUNDS rounds of the same size
  * for every state (enabling and disabling an event costs text patching, so
  * key_on and bare_on rounds are few), each round in sections that take about
  * a millisecond in the key_on state; preemption is off only inside a
  * section, and the writer can be interrupted between sections. Each round
- * runs the four states in a rotating order, so drift in clock speed or cache state
+ * runs the states in a rotating order, so drift in clock speed or cache state
  * hits them alike. Reading prints, per state, the minimum,
  * median and maximum over the rounds in ns per iteration, and the ratio of
  * the minima to the baseline's. The writer must find kprof idle (no kprof
@@ -42,6 +51,8 @@
 #include "compat.h"
 #include "kprof_internal.h"
 
+#include <trace/events/kprof.h>
+
 #define CREATE_TRACE_POINTS
 #include "kprof_bench_trace.h"
 
@@ -51,8 +62,10 @@
 #define BENCH_MAX_ROUNDS	50U
 #define BENCH_INSTANCE		"kprof_bench"
 
-enum { B_BASE, B_OFF, B_ON, B_BARE, B_NR };
-static const char * const state_names[B_NR] = { "baseline", "key_off", "key_on", "bare_on" };
+enum { B_BASE, B_OFF, B_ON, B_BARE, B_CLOCK2, B_BATCH_EV, B_NR };
+static const char * const state_names[B_NR] = {
+	"baseline", "key_off", "key_on", "bare_on", "clock2", "batch_ev",
+};
 
 static DEFINE_MUTEX(bench_mutex);
 static struct {
@@ -104,15 +117,46 @@ static noinline u64 bench_loop_bare(struct kprof_dev *dev, unsigned int n, u32 *
 	return ktime_get_ns() - t0;
 }
 
+static noinline u64 bench_loop_clock2(struct kprof_dev *dev, unsigned int n, u32 *acc)
+{
+	u64 t0 = ktime_get_ns(), t;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		t = ktime_get_ns();
+		*acc = bench_work(*acc + i);
+		trace_kprof_bench_bare(*acc + (u32)(ktime_get_ns() - t));
+	}
+	return ktime_get_ns() - t0;
+}
+
+static noinline u64 bench_loop_batch_ev(struct kprof_dev *dev, unsigned int n, u32 *acc)
+{
+	u64 t0 = ktime_get_ns();
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		*acc = bench_work(*acc + i);
+		trace_kprof_batch(dev->name, dev->name_len, 1, *acc, i);
+	}
+	return ktime_get_ns() - t0;
+}
+
 /* The event @state writes, enabled or disabled in the bench's instance. */
 static int bench_listen(struct trace_array *tr, int state, bool on)
 {
-	if (state == B_BARE)
+	if (state == B_BARE || state == B_CLOCK2)
 		return trace_array_set_clr_event(tr, "kprof_bench", "kprof_bench_bare", on);
-	if (state == B_ON)
+	if (state == B_ON || state == B_BATCH_EV)
 		return trace_array_set_clr_event(tr, "kprof", "kprof_batch", on);
 	return 0;
 }
+
+static u64 (*const bench_loops[B_NR])(struct kprof_dev *, unsigned int, u32 *) = {
+	[B_BASE] = bench_loop_base, [B_OFF] = bench_loop_hooked, [B_ON] = bench_loop_hooked,
+	[B_BARE] = bench_loop_bare, [B_CLOCK2] = bench_loop_clock2,
+	[B_BATCH_EV] = bench_loop_batch_ev,
+};
 
 /* @n iterations in @state, in sections with preemption points between. */
 static int bench_loop(struct kprof_dev *dev, int state, unsigned int n,
@@ -124,12 +168,7 @@ static int bench_loop(struct kprof_dev *dev, int state, unsigned int n,
 	for (done = 0; done < n; done += this) {
 		this = min(section, n - done);
 		preempt_disable();
-		if (state == B_BASE)
-			*ns += bench_loop_base(dev, this, acc);
-		else if (state == B_BARE)
-			*ns += bench_loop_bare(dev, this, acc);
-		else
-			*ns += bench_loop_hooked(dev, this, acc);
+		*ns += bench_loops[state](dev, this, acc);
 		preempt_enable();
 		if (signal_pending(current))
 			return -EINTR;
@@ -246,7 +285,7 @@ out_ps:
 		kvfree(ps[i]);
 out_tr:
 	bench_listen(tr, B_ON, false);
-	bench_listen(tr, B_BARE, false);
+	bench_listen(tr, B_BARE, false);	/* and so B_CLOCK2's and B_BATCH_EV's */
 	trace_array_put(tr);
 	trace_array_destroy(tr);
 out_dev:
@@ -300,6 +339,12 @@ static int bench_show(struct seq_file *m, void *v)
 	/* An enabled hook pair against a bare event, both over the workload. */
 	seq_puts(m, "key_on_vs_bare_on: min");
 	show_ratio(m, result.min_ps[B_ON], result.min_ps[B_BARE]);
+	seq_puts(m, " x\n");
+	/* The same taken apart: the two clock reads, and the event itself. */
+	seq_puts(m, "clock2_vs_bare_on: min");
+	show_ratio(m, result.min_ps[B_CLOCK2], result.min_ps[B_BARE]);
+	seq_puts(m, " x\nbatch_ev_vs_bare_on: min");
+	show_ratio(m, result.min_ps[B_BATCH_EV], result.min_ps[B_BARE]);
 	seq_puts(m, " x\n");
 out:
 	mutex_unlock(&bench_mutex);

@@ -1,6 +1,7 @@
 # The hook microbenchmark (kprof/bench): runs in bounded rounds, reports
-# four states with their spread and an enabled hook pair against a bare
-# one-field event (issue #11 P2), writes its events only into its own
+# six states with their spread and an enabled hook pair against a bare
+# one-field event (issue #11 P2) and taken apart (two clock reads around
+# the bare event; the kprof_batch event alone), writes its events only into its own
 # instance, and refuses to run while someone listens. Its numbers are
 # reported, not asserted, except where a real measurement cannot go: an
 # enabled event costs more than a NOP.
@@ -16,7 +17,7 @@ cat "$KP/bench"
 grep -q "^rounds: [0-9]* of [0-9]* iterations per state, interleaved, in sections of [0-9]*$" "$KP/bench" || fail "no rounds line"
 rounds=$(sed -n 's/^rounds: \([0-9]*\) .*/\1/p' "$KP/bench")
 [ "$rounds" -ge 10 ] || fail "only $rounds rounds"
-for s in baseline key_off key_on bare_on; do
+for s in baseline key_off key_on bare_on clock2 batch_ev; do
 	grep -q "^$s: min [0-9.]* median [0-9.]* max [0-9.]* ns/iter, min [0-9.]* x baseline$" "$KP/bench" ||
 		fail "no $s line"
 done
@@ -29,7 +30,13 @@ done
 	echo "note: key_off at $(ratio key_off)/10000 of the baseline: a code-layout artifact under TCG, not a measurement"
 [ "$(ratio key_on)" -gt "$(ratio key_off)" ] || fail "an enabled event costs no more than a NOP"
 [ "$(ratio bare_on)" -gt 10000 ] || fail "an enabled bare event costs nothing"
-grep -q "^key_on_vs_bare_on: min [0-9]*\.[0-9]* x$" "$KP/bench" || fail "no key_on_vs_bare_on line"
+for r in key_on_vs_bare_on clock2_vs_bare_on batch_ev_vs_bare_on; do
+	grep -q "^$r: min [0-9]*\.[0-9]* x$" "$KP/bench" || fail "no $r line"
+done
+# Each decomposing state does what it names: two clock reads more than
+# bare_on, and the kprof_batch event costs something.
+[ "$(ratio clock2)" -gt "$(ratio bare_on)" ] || fail "two clock reads and a bare event cost no more than the bare event"
+[ "$(ratio batch_ev)" -gt "$(ratio key_off)" ] || fail "an enabled kprof_batch costs no more than a NOP"
 # The benchmark cleaned up after itself: key off, its instance gone, no
 # device, and nothing written into the top-level buffer.
 expect_eq "kprof events in the top-level buffer" "$(grep -c 'kprof_' "$TR"/trace || true)" 0
