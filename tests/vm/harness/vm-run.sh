@@ -161,6 +161,9 @@ kernel_log() {
 dirty=$(kernel_log | grep -a -E 'WARNING:|BUG:|Oops|Call Trace|INFO:|kernel BUG at|UBSAN:|ODEBUG:|suspected memory leak' || true)
 
 if [ -n "$dirty" ]; then
+	# What the test printed first: its figures (make bench keeps a warning
+	# boot's; ci/bench.sh guest()) and where it was when the kernel warned.
+	show_test_output
 	echo "FAIL $id/$test: kernel console is not clean (${elapsed}s); excerpt:"
 	first=$(echo "$dirty" | head -n 1 | cut -d: -f1)
 	sed -n "$((first > 5 ? first - 5 : 1)),$((first + 30))p" "$log"
