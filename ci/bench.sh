@@ -94,12 +94,14 @@ for rep in $(seq "$REPS"); do
 	# payload; the hook's logic: key_on beyond that floor.
 	p2_split='END { clocks = min["clock2"] - min["bare_on"]; payload = min["batch_ev"] - min["bare_on"]
 		floor = min["bare_on"] + clocks + payload; logic = min["key_on"] - floor }'
-	p2_rows+=$(awk -v rep="$rep" "$bench_fields$p2_split"'
-		END { printf "| %d | %s | %s | %s | %.1f | %.1f | %.1f | %.2fx | %sx |", rep, min["key_on"], med["key_on"],
-			min["bare_on"], clocks, payload, logic, floor / min["bare_on"], vs }' <<<"$p1_out")$'\n'
+	# One pass: the floor's ratio, the logic's ns, then the table's row.
+	read -r floor logic row < <(awk -v rep="$rep" "$bench_fields$p2_split"'
+		END { printf "%.2f %.1f | %d | %s | %s | %s | %.1f | %.1f | %.1f | %.2fx | %sx |\n", floor / min["bare_on"], logic,
+			rep, min["key_on"], med["key_on"], min["bare_on"], clocks, payload, logic, floor / min["bare_on"], vs }' <<<"$p1_out")
+	p2_rows+=$row$'\n'
 	p2_ratios+=$(sed -n 's/^key_on_vs_bare_on: min \([0-9.]*\) x$/\1/p' <<<"$p1_out")$'\n'
-	p2_floors+=$(awk "$bench_fields$p2_split"'END { printf "%.2f", floor / min["bare_on"] }' <<<"$p1_out")$'\n'
-	p2_logic+=$(awk "$bench_fields$p2_split"'END { printf "%.1f", logic }' <<<"$p1_out")$'\n'
+	p2_floors+=$floor$'\n'
+	p2_logic+=$logic$'\n'
 	info "P1a/P2 boot $rep done"
 done
 read -r p2_med p2_min p2_max <<<"$(printf %s "$p2_ratios" | stats)"
