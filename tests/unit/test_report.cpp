@@ -210,8 +210,12 @@ BOOST_AUTO_TEST_CASE(reader_queue_in_json_and_text)
 	BOOST_TEST(q.at("limit_bytes") == 2 << 20);
 	BOOST_TEST(q.at("high_water_bytes") == 106496);
 	BOOST_TEST(q.at("waits") == 3);
-	BOOST_TEST(render_text(r).find("pages queued for decoding: at most 104 of 2048 KiB, 3 waits for room\n") !=
+	BOOST_TEST(q.at("reader") == "read");
+	BOOST_TEST(render_text(r).find("pages queued for decoding (read): at most 104 of 2048 KiB, 3 waits for room\n") !=
 		   std::string::npos);
+	r.reader_queue->mapped = true;
+	BOOST_TEST(render_json(r).at("loss").at("reader_queue").at("reader") == "mmap");
+	BOOST_TEST(render_text(r).find("pages queued for decoding (mapped): at most") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(loss_is_loud_in_text)

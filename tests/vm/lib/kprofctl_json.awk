@@ -6,6 +6,7 @@
 #   missed_total N / buffer_lost N / not_read N / events_read N / invalid N /
 #   lost true|false / untracked N (in-kernel)
 #   queue LIMIT_BYTES HIGH_WATER_BYTES WAITS  (streaming: the reader's page queue)
+#   reader mmap|read  (streaming: how the pages were taken)
 #   func NAME CALLS ENTERED IN_FLIGHT MISSED RECURSION NMI UNTRACKED BACKWARDS NESTED MAX_DEPTH
 #        CALLS_PER_S CPU_SHARE (NESTED, MAX_DEPTH: null where the kernel hides them)
 function val(line) {
@@ -45,6 +46,7 @@ function val(line) {
 /"reader_queue": \{/ { in_queue = 1 }
 in_queue && /"high_water_bytes":/ { q_high = val($0) }
 in_queue && /"limit_bytes":/ { q_limit = val($0) }
+in_queue && /"reader":/ { print "reader", val($0) }
 in_queue && /"waits":/ { print "queue", q_limit, q_high, val($0); in_queue = 0 }
 /"missed_total":/ { print "missed_total", val($0) }
 /"buffer_lost":/ { print "buffer_lost", val($0) }

@@ -78,12 +78,25 @@ func_mean() {
 	sed -n "s/^pct func $2 null [0-9]* [0-9]* [0-9]* \([0-9.e+]*\)$/\1/p" "$1" | cut -d. -f1
 }
 
+# kernel_at_least MAJOR MINOR: whether the guest's kernel is MAJOR.MINOR or later
+kernel_at_least() {
+	_major=$(uname -r | cut -d. -f1) _minor=$(uname -r | cut -d. -f2)
+	[ "$_major" -gt "$1" ] || { [ "$_major" -eq "$1" ] && [ "$_minor" -ge "$2" ]; }
+}
+
+# expected_reader: how kprofctl's streaming reader takes pages in this
+# guest (loss.reader_queue.reader): from the mapped ring buffers on kernels
+# from 6.10 with a 64-bit kprofctl (the mapping's ioctl has no entry for
+# 32-bit callers), else with read()
+expected_reader() {
+	if [ -z "${KPROF_USERLAND32:-}" ] && kernel_at_least 6 10; then echo mmap; else echo read; fi
+}
+
 # func_nesting UNKNOWN NESTED DEPTH: a function's nested calls and depth as
 # kprof reports them: "NESTED DEPTH", or UNKNOWN twice before 5.11, whose
 # kprobes keep a task's pending returns to themselves.
 func_nesting() {
-	_major=$(uname -r | cut -d. -f1) _minor=$(uname -r | cut -d. -f2)
-	if [ "$_major" -gt 5 ] || [ "$_minor" -ge 11 ]; then
+	if kernel_at_least 5 11; then
 		echo "$2 $3"
 	else
 		echo "$1 $1"
@@ -343,6 +356,8 @@ use_32bit() {
 	export PATH
 	expect_eq "$2 on PATH" "$(command -v "$2")" "/tmp/bin32/$2"
 	"$2" --version >/dev/null || fail "$(basename "$1") does not run on this kernel: $("$2" --version 2>&1)"
+	KPROF_USERLAND32=1
+	export KPROF_USERLAND32
 }
 
 # use_kprofctl32: the 32-bit static kprofctl (tests/vm/harness/mkinitramfs.sh: armhf in

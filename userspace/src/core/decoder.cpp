@@ -266,7 +266,22 @@ uint64_t Decoder::page_length(const void *page, size_t size) const
 	return h ? h->length : 0;
 }
 
-PageResult Decoder::decode_page(const void *page, size_t size, int cpu, std::vector<Sample> &out)
+// The writer adds a record, then moves the commit word past it: a copy that
+// loads the word first (acquire) and keeps that value sees whole records.
+// Length and flags are in the word's low 32 bits, the upper half of a
+// 64-bit long changes only with the flags (when the page is swapped in).
+uint64_t Decoder::copy_live_page(const uint8_t *live, size_t size, uint8_t *out) const
+{
+	if (size < 8 + commit_size_)
+		return 0;
+	const size_t low = 8 + (order_.big() ? commit_size_ - 4 : 0);
+	const uint32_t commit = __atomic_load_n(reinterpret_cast<const uint32_t *>(live + low), __ATOMIC_ACQUIRE);
+	std::memcpy(out, live, size);
+	std::memcpy(out + low, &commit, 4);
+	return page_length(out, size);
+}
+
+PageResult Decoder::decode_page(const void *page, size_t size, int cpu, std::vector<Sample> &out, uint64_t skip)
 {
 	PageResult r;
 	// The header is read here: kbuffer_missed_events() says 0 once its
@@ -279,14 +294,16 @@ PageResult Decoder::decode_page(const void *page, size_t size, int cpu, std::vec
 		r.bad_page = true;
 		return r;
 	}
-	r.missed = hdr->missed;
-	r.bytes = hdr->length;
-	const uint8_t *end = data + hdr->length;
+	r.missed = skip ? 0 : hdr->missed;
+	r.bytes = hdr->length - std::min(skip, hdr->length);
+	const uint8_t *end = data + hdr->length, *from = data + std::min(skip, hdr->length);
 	for_each_record(data, hdr->length, order_.load(base, 8), order_, [&](const RawRecord &rec) {
 		if (rec.size < 0 || rec.data + rec.size > end) {
 			r.invalid++;	// a record running past the data: stop here
 			return false;
 		}
+		if (rec.data < from)
+			return true;
 		r.first_ts = std::min(r.first_ts, rec.ts);
 		r.last_ts = rec.ts;
 		decode_record(rec.data, rec.size, rec.ts, cpu, r, out);

@@ -204,8 +204,15 @@ public:
 	explicit Decoder(tep_handle *tep);
 
 	// Decode one sub-buffer page of @size bytes from @cpu's buffer,
-	// appending to @out.
-	PageResult decode_page(const void *page, size_t size, int cpu, std::vector<Sample> &out);
+	// appending to @out. With @skip, the records in the first @skip bytes
+	// after the header were decoded before (the page was handed out again
+	// with more behind them): they are walked for their time stamps only,
+	// and the header's loss was counted then.
+	PageResult decode_page(const void *page, size_t size, int cpu, std::vector<Sample> &out, uint64_t skip = 0);
+	// Copy a sub-buffer page the kernel may still be adding to (a mapped
+	// reader page, @size bytes) into @out: the records its header counts
+	// when this starts, and that header. The bytes of records copied.
+	uint64_t copy_live_page(const uint8_t *live, size_t size, uint8_t *out) const;
 	// Decode one record (the event's data, @size bytes, as a page or a
 	// trace-cmd file holds it), appending to @out and counting in @r.
 	void decode_record(const uint8_t *data, int size, uint64_t ts, int cpu, PageResult &r,

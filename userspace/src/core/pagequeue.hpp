@@ -23,6 +23,7 @@ struct QueueFigures {
 	uint64_t limit_bytes = 0;
 	uint64_t high_water_bytes = 0;	// the most it held at once
 	uint64_t waits = 0;		// pushes that waited at the limit
+	bool mapped = false;		// pages taken from mapped buffers, not read
 };
 
 class PageQueue {
@@ -33,6 +34,8 @@ public:
 		uint32_t source = 0;
 		uint32_t mark = 0;
 		std::vector<uint8_t> bytes;
+		// The bytes of records at the page's start handed out before.
+		uint32_t skip = 0;
 	};
 	// The consumer is woken once this many items are waiting, not per item.
 	static constexpr size_t kWakeEvery = 32;

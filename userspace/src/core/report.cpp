@@ -150,7 +150,8 @@ void render_loss_text(std::ostringstream &o, const Report &r)
 		  << l.header_missed << (l.lossy_pages ? "+?" : "") << (l.bad_pages ? " (bad pages!)" : "");
 	o << "\n";
 	if (const auto &q = r.reader_queue)
-		o << "pages queued for decoding: at most " << q->high_water_bytes / 1024 << " of "
+		o << "pages queued for decoding (" << (q->mapped ? "mapped" : "read") << "): at most "
+		  << q->high_water_bytes / 1024 << " of "
 		  << q->limit_bytes / 1024 << " KiB, " << q->waits << " waits for room\n";
 	if (!r.checked) {
 		o << "\ncross-check: " << r.check_note << "\n";
@@ -414,7 +415,8 @@ nlohmann::json render_json(const Report &r)
 		out["cpus"] = r.cpus;
 	}
 	if (const auto &q = r.reader_queue)
-		out["loss"]["reader_queue"] = {{"limit_bytes", q->limit_bytes},
+		out["loss"]["reader_queue"] = {{"reader", q->mapped ? "mmap" : "read"},
+					       {"limit_bytes", q->limit_bytes},
 					       {"high_water_bytes", q->high_water_bytes},
 					       {"waits", q->waits}};
 	if (r.in_kernel) {

@@ -16,8 +16,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <string_view>
 #include <thread>
 
 namespace kprof {
@@ -200,8 +202,13 @@ Session::Session(const Plan &plan, const CollectOptions &opts, Watcher *watcher)
 	// Context events are set against the kprof deltas (ktime_get_ns()).
 	if (!plan.context.empty())
 		inst_.set(kTraceClockFile, "mono");
-	for (int c : plan.cpus)
-		readers_.push_back(std::make_unique<CpuReader>(inst_, c));
+	const char *reader = std::getenv(kReaderEnv);
+	const bool map = !reader || std::string_view(reader) != "read";
+	for (int c : plan.cpus) {
+		readers_.push_back(std::make_unique<CpuReader>(inst_, c, map));
+		const RingMap *m = readers_.back()->map();
+		cursors_.push_back(m ? MapCursor{m->reader_id(), m->reader_read()} : MapCursor{});
+	}
 	buffer_bytes_ = buffer_bytes();
 	samples_.reserve(4096);
 	const uint64_t all = buffer_bytes_ * readers_.size();
@@ -270,11 +277,11 @@ void Session::wait_attached(Collected &c)
 }
 
 // Decoding thread: one page of CPU @i's buffer into the aggregator.
-void Session::consume(size_t i, std::span<const uint8_t> page, Aggregator &agg, Collected &c)
+void Session::consume(const PageQueue::Item &it, Aggregator &agg, Collected &c)
 {
 	samples_.clear();
-	const auto r = decoder_.decode_page(page.data(), page.size(), plan_.cpus[i], samples_);
-	CpuLoss &l = c.loss[i];
+	const auto r = decoder_.decode_page(it.bytes.data(), it.bytes.size(), plan_.cpus[it.source], samples_, it.skip);
+	CpuLoss &l = c.loss[it.source];
 	l.add_page(r.bad_page, r.events + r.other + r.invalid, r.missed);
 	c.invalid += r.invalid;
 	c.other += r.other;
@@ -304,7 +311,7 @@ void Session::decode_loop(const CollectOptions &opts, Aggregator &agg, Collected
 		while (auto it = queue_->pop()) {
 			switch (it->mark) {
 			case kPage:
-				consume(it->source, it->bytes, agg, c);
+				consume(*it, agg, c);
 				queue_->recycle(std::move(it->bytes));
 				break;
 			case kPassDone:
@@ -365,6 +372,8 @@ PageRead Session::read_page(size_t i, Drain how)
 	if (g_stop >= 2 || queue_->aborted())
 		return {};
 	CpuReader &r = *readers_[i];
+	if (RingMap *m = r.map())
+		return take_mapped(i, *m, how);
 	auto buf = queue_->buffer(r.page_size());
 	const size_t n = how == Drain::Flush ? r.flush(buf) : r.read(buf);
 	if (!n) {
@@ -375,6 +384,34 @@ PageRead Session::read_page(size_t i, Drain how)
 	const uint64_t bytes = decoder_.page_length(buf.data(), n);
 	queue_->push({uint32_t(i), kPage, std::move(buf)});
 	return {true, bytes, how == Drain::Pass && writers_page(bytes, r.page_size())};
+}
+
+// Reading thread, CPU @i's buffer mapped: what its reader page holds past
+// the cursor, copied (the kernel takes the page back at the next swap,
+// and the queue must hold it until it is decoded). With nothing new, a
+// swap: the first may only move the kernel's reader past what was handed
+// out, the second brings in the next page, if any. The kernel swaps only
+// a page its reader has moved past whole, and the cursor was read after
+// the swap before it: no record is skipped.
+PageRead Session::take_mapped(size_t i, RingMap &map, Drain how)
+{
+	MapCursor &cur = cursors_[i];
+	for (int swaps = 0; swaps <= 2; swaps++) {
+		if (swaps)
+			map.swap();
+		const auto live = map.reader_page();
+		if (map.reader_id() != cur.id)
+			cur = {map.reader_id(), 0};
+		if (decoder_.page_length(live.data(), live.size()) <= cur.done)
+			continue;
+		auto buf = queue_->buffer(live.size());
+		const uint64_t len = decoder_.copy_live_page(live.data(), live.size(), buf.data());
+		const uint64_t skip = std::min(cur.done, len);
+		cur.done = len;
+		queue_->push({uint32_t(i), kPage, std::move(buf), uint32_t(skip)});
+		return {true, len - skip, how == Drain::Pass && writers_page(len, live.size())};
+	}
+	return {};
 }
 
 // Drain::Pass reads at most kPassPages per CPU, so that a rate the reader
@@ -509,6 +546,7 @@ Collected Session::collect(const CollectOptions &opts, Aggregator &agg)
 	if (decode_error_)
 		std::rethrow_exception(decode_error_);
 	c.queue = queue_->figures();
+	c.queue.mapped = std::any_of(readers_.begin(), readers_.end(), [](const auto &r) { return r->map(); });
 	if (g_stop >= 2)
 		throw std::runtime_error("interrupted twice: no report; the events are disabled");
 	for (int cpu : plan_.cpus)

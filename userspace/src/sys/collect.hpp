@@ -158,7 +158,8 @@ private:
 	};
 	Drained drain(Drain how);
 	PageRead read_page(size_t i, Drain how);
-	void consume(size_t i, std::span<const uint8_t> page, Aggregator &agg, Collected &c);
+	PageRead take_mapped(size_t i, RingMap &map, Drain how);
+	void consume(const PageQueue::Item &it, Aggregator &agg, Collected &c);
 	void progress(std::chrono::steady_clock::duration elapsed) const;
 	void pace(const Drained &d, std::chrono::steady_clock::time_point now);
 	void wait_for_data(std::chrono::steady_clock::duration most);
@@ -174,12 +175,21 @@ private:
 	static constexpr uint64_t kQueueMin = 1 << 20, kQueueMax = 256 << 20;
 	// The decoding thread's name (15 characters at most).
 	static constexpr const char *kDecoderThread = "kprof-decode";
+	// Set to "read", the buffers are read even where they can be mapped.
+	static constexpr const char *kReaderEnv = "KPROFCTL_READER";
 
 	const Plan &plan_;
 	TepPtr tep_;
 	Decoder decoder_;
 	Instance inst_;
 	std::vector<std::unique_ptr<CpuReader>> readers_;
+	// Where a mapped buffer's reader page was handed out up to: its id and
+	// the bytes of records (take_mapped()).
+	struct MapCursor {
+		uint32_t id = 0;
+		uint64_t done = 0;
+	};
+	std::vector<MapCursor> cursors_;	// the reading thread's, one per reader
 	std::vector<Sample> samples_;		// the decoding thread's
 	Watcher *watcher_;
 	uint64_t buffer_bytes_ = 0;		// the smallest per-CPU buffer

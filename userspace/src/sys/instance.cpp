@@ -293,11 +293,12 @@ int subbuf_size(const Instance &inst)
 
 // trace_pipe_raw is opened here, not by tracefs_cpu_open(), so that the
 // descriptor can be polled; libtracefs reads it without blocking.
-CpuReader::CpuReader(const Instance &inst, int cpu)
+CpuReader::CpuReader(const Instance &inst, int cpu, bool map)
 	: cpu_(cpu),
 	  fd_(open((inst.dir() + "/per_cpu/cpu" + std::to_string(cpu) + "/trace_pipe_raw").c_str(),
 		   O_RDONLY | O_NONBLOCK | O_CLOEXEC)),
-	  tcpu_(fd_ < 0 ? nullptr : tracefs_cpu_alloc_fd(fd_, subbuf_size(inst), true))
+	  tcpu_(fd_ < 0 ? nullptr : tracefs_cpu_alloc_fd(fd_, subbuf_size(inst), true)),
+	  map_(map && tcpu_ ? RingMap::open(fd_) : std::nullopt)
 {
 	if (!tcpu_) {
 		const int err = errno;
@@ -312,6 +313,7 @@ CpuReader::CpuReader(const Instance &inst, int cpu)
 
 CpuReader::~CpuReader()
 {
+	map_.reset();
 	tracefs_cpu_free_fd(tcpu_);
 	close(fd_);
 }

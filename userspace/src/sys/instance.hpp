@@ -13,11 +13,13 @@
 // and says so.
 #pragma once
 
+#include "sys/ringmap.hpp"
 #include "sys/tracefs_c.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -87,7 +89,8 @@ inline constexpr const char *kTraceClockFile = "trace_clock";
 
 class CpuReader {
 public:
-	CpuReader(const Instance &inst, int cpu);
+	// With @map, the buffer is mapped where the kernel allows it (map()).
+	CpuReader(const Instance &inst, int cpu, bool map);
 	~CpuReader();
 	CpuReader(const CpuReader &) = delete;
 	CpuReader &operator=(const CpuReader &) = delete;
@@ -105,11 +108,15 @@ public:
 	size_t read(std::span<uint8_t> into);
 	// After tracing has stopped: the rest, partial pages included.
 	size_t flush(std::span<uint8_t> into);
+	// The buffer's mapping, if it has one: then pages are taken from it,
+	// not read (a read would copy them).
+	RingMap *map() { return map_ ? &*map_ : nullptr; }
 
 private:
 	int cpu_;
 	int fd_;
 	tracefs_cpu *tcpu_;
+	std::optional<RingMap> map_;	// unmapped before tcpu_ and fd_ go
 	// What a libtracefs read of a page (@n bytes, or < 0) left in a
 	// buffer of @room bytes: 0 for nothing.
 	static size_t got(int n, size_t room) { return n > 0 ? std::min(size_t(n), room) : 0; }
