@@ -62,14 +62,15 @@ info "decode with -T's context: median $cmed events/s"
 # warnings.
 warnings=$KPROF_BUILD/bench-warnings.txt
 : >"$warnings"
+# guest TEST [KERNEL]: on KERNEL's guest, by default the bench's.
 guest() {
-	local rc=0
-	KPROF_VM_TIMEOUT=2400 "$KPROF_TOP/tests/vm/harness/vm-run.sh" "$KERNEL" "$1" || rc=$?
+	local rc=0 k=${2:-$KERNEL}
+	KPROF_VM_TIMEOUT=2400 "$KPROF_TOP/tests/vm/harness/vm-run.sh" "$k" "$1" || rc=$?
 	if [ "$rc" = 2 ]; then
-		grep -a -m 4 -E 'WARNING:|BUG:|Oops|INFO:' "$KPROF_BUILD/vm-logs/$KERNEL/$1.log" |
-			sed "s|^|$1: |" >>"$warnings"
+		grep -a -m 4 -E 'WARNING:|BUG:|Oops|INFO:' "$KPROF_BUILD/vm-logs/$k/$1.log" |
+			sed "s|^|$1 ($k): |" >>"$warnings"
 	elif [ "$rc" != 0 ]; then
-		die "$1 failed on $KERNEL"
+		die "$1 failed on $k"
 	fi
 }
 
@@ -132,10 +133,13 @@ info "P1b done"
 # P3: three guest runs of tests/vm/bench/bench_rates.sh, each tabulated by
 # ci/bench_p3.awk: the three readers with 16 KiB buffers, streaming and
 # trace-cmd with the default buffer, and -T's events with 16 KiB.
-# p3 APPEND: one run with those kernel arguments, its tables
+# p3 APPEND [KERNEL]: one run with those kernel arguments, its tables; the
+# guest's kernel release into $p3_release_file
+p3_release_file=$KPROF_BUILD/bench-p3-release.txt
 p3() {
 	local out
-	out=$(KPROF_VM_APPEND="$1" guest bench_rates)
+	out=$(KPROF_VM_APPEND="$1" guest bench_rates "${2:-}")
+	release "$out" >"$p3_release_file"
 	grep -E '^P3T? [a-zA-Z]+ [0-9]' <<<"$out" | awk -f "$KPROF_TOP/ci/bench_p3.awk"
 }
 p3_release=$release
@@ -144,6 +148,10 @@ p3_default_buf=1408
 p3_tables=$(p3 "kprof.bench_buf_kb=$p3_buf kprof.bench_reps=$REPS")
 p3_default_tables=$(p3 "kprof.bench_buf_kb=$p3_default_buf kprof.bench_reps=$REPS kprof.bench_tools=streaming,tracecmd")
 p3_t_tables=$(p3 "kprof.bench_buf_kb=$p3_buf kprof.bench_reps=$REPS kprof.bench_tools=streamingT,tracecmdT")
+# The mapped reader: a kernel from 6.10, against read() in the same boot.
+p3_map_kernel=${KPROF_BENCH_MAP_KERNEL:-6.12}
+p3_map_tables=$(p3 "kprof.bench_buf_kb=$p3_buf kprof.bench_reps=$REPS kprof.bench_tools=streaming,streamingread,tracecmd" "$p3_map_kernel")
+p3_map_release=$(cat "$p3_release_file")
 # And a profile of the readers under load (perf: see P2's profile).
 p3_profile=$(KPROF_VM_PERF=1 guest bench_profile | grep -E '^(PROF|PSYM|PSYS) ' | awk -f "$KPROF_TOP/ci/bench_profile.awk")
 info "P3 done"
@@ -304,6 +312,17 @@ $p3_default_tables
 - **trace-cmd record, the same events**: the same nine events, \`-b $p3_buf\`.
 
 $p3_t_tables
+
+### The mapped reader: guest $p3_map_kernel ($p3_map_release), ${p3_buf} KiB buffers
+
+6.1 has no mapping of the ring buffer: the tables above are kprofctl reading with \`read()\`.
+From 6.10 kprofctl maps the buffers and takes pages with the mapping's ioctl (doc/kprofctl.md).
+The same runs in a $p3_map_kernel guest, three readers taking turns in one boot:
+- **streaming**: \`kprofctl latency --json -b $p3_buf\`, mapped (each run's report says so);
+- **streaming, read()**: the same with \`KPROFCTL_READER=read\`;
+- **trace-cmd record**: as above.
+
+$p3_map_tables
 
 ### Where the readers' CPU goes: a profile under load
 

@@ -18,7 +18,8 @@
 # kprof.bench_rates=1000,5000 kprof.bench_reps=N kprof.bench_buf_kb=KB
 # kprof.bench_tools=streaming,tracecmd (default: streaming, tracecmd,
 # inkernel; streamingT and tracecmdT read the IRQ tracker's events with
-# -T's context events).
+# -T's context events; streamingread is streaming with read() where the
+# buffers could be mapped).
 . /tests/lib.sh
 
 # arg NAME DEFAULT: kprof.NAME's value, commas as spaces, else DEFAULT
@@ -79,9 +80,23 @@ finish() {
 run_streaming() {
 	kprofctl latency --json -b "$BENCH_BUF_KB" >/tmp/b.json 2>/tmp/b.err &
 	pid=$!
+	measure_streaming "$(expected_reader)"
+}
+
+# The same with read() where the buffers could be mapped (6.10 and later).
+run_streamingread() {
+	env KPROFCTL_READER=read kprofctl latency --json -b "$BENCH_BUF_KB" >/tmp/b.json 2>/tmp/b.err &
+	pid=$!
+	measure_streaming read
+}
+
+# measure_streaming READER: the kprofctl latency run $pid, measured and
+# ended; it must have read with READER (mmap or read)
+measure_streaming() {
 	wait_collecting
-	measure $pid
+	measure "$pid"
 	finish streaming
+	expect_eq "streaming's reader" "$(sed -n 's/^reader //p' /tmp/b.txt)" "$1" >/dev/null
 	lost=$(sed -n 's/^missed_total //p' /tmp/b.txt)
 	oracle=-
 }
