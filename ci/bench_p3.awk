@@ -1,6 +1,6 @@
 # make bench, P3: tabulate tests/vm/bench/bench_rates.sh's lines
 #   P3 TOOL PPS REP SAMPLES LOST CPU_TICKS SECS ORACLE
-#   P3T TOOL PPS REP COMM USER_TICKS SYSTEM_TICKS WAKEUPS
+#   P3T TOOL PPS REP COMM USER_TICKS SYSTEM_TICKS WAKEUPS WAIT_MAX_MS WAIT_SUM_MS
 # into markdown tables (median and spread per reader and rate; where each
 # reader's CPU went, per thread or process) and the verdicts on the goals:
 # streaming keeps up with at least twice the rate trace-cmd record does,
@@ -57,6 +57,10 @@ $1 == "P3T" && NF >= 8 {
 	tu[tkey, $4] += $6
 	ts[tkey, $4] += $7
 	tw[tkey, $4] += $8
+	if (NF >= 10) {
+		tm[tkey, $4] = $9 > tm[tkey, $4] ? $9 : tm[tkey, $4]
+		tq[tkey, $4] += $10
+	}
 	treps[tkey] = $4 > treps[tkey] ? $4 : treps[tkey]
 }
 
@@ -117,20 +121,25 @@ END {
 	if (nthreads) {
 		print ""
 		print "Where each reader's CPU went during the traffic: per thread (trace-cmd: its processes of one"
-		print "name summed), the median over the runs of its user and system time (ms) and of its wakeups"
-		print "(voluntary context switches)."
+		print "name summed), the median over the runs of its user and system time (ms), of its wakeups"
+		print "(voluntary context switches), and of the time it was runnable but not running (the"
+		print "scheduler's wait_sum: waiting for a CPU) and its longest such wait (wait_max; trace-cmd: the"
+		print "longest of its processes'), in ms."
 		print ""
-		print "| offered packets/s | reader | thread | user ms | system ms | wakeups |"
-		print "|---|---|---|---|---|---|"
+		print "| offered packets/s | reader | thread | user ms | system ms | wakeups | waited for a CPU ms | longest wait ms |"
+		print "|---|---|---|---|---|---|---|---|"
 		for (i = 1; i <= nthreads; i++) {
 			split(threads[i], k, SUBSEP)
 			for (j = 1; j <= treps[threads[i]]; j++) {
 				u[j] = 10 * tu[threads[i], j]
 				sy[j] = 10 * ts[threads[i], j]
 				w[j] = tw[threads[i], j]
+				q[j] = tq[threads[i], j]
+				m[j] = tm[threads[i], j]
 			}
 			n = treps[threads[i]]
-			printf "| %d | %s | %s | %d | %d | %d |\n", k[2], label[k[1]], k[3], med(u, n), med(sy, n), med(w, n)
+			printf "| %d | %s | %s | %d | %d | %d | %.1f | %.1f |\n", k[2], label[k[1]], k[3], med(u, n), med(sy, n),
+				med(w, n), med(q, n), med(m, n)
 		}
 	}
 	print ""

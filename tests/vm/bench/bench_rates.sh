@@ -12,8 +12,9 @@
 # the kprofctl_report test holds to trace-cmd report), CPU_TICKS the
 # reader's user+system time during the traffic (all trace-cmd processes),
 # ORACLE for the in-kernel run whether its batch count equals pktproc's.
-# Then a line per reader thread (a profile of where the CPU went):
-#   P3T TOOL PPS REP COMM USER_TICKS SYSTEM_TICKS WAKEUPS
+# Then a line per reader thread (a profile of where the CPU went, and of
+# how long it waited for one: the scheduler's wait_max and wait_sum):
+#   P3T TOOL PPS REP COMM USER_TICKS SYSTEM_TICKS WAKEUPS WAIT_MAX_MS WAIT_SUM_MS
 # Kernel arguments (the harness's KPROF_VM_APPEND) narrow a run:
 # kprof.bench_rates=1000,5000 kprof.bench_reps=N kprof.bench_buf_kb=KB
 # kprof.bench_tools=streaming,tracecmd (default: streaming, tracecmd,
@@ -48,26 +49,45 @@ samples() {
 	awk '$1 == "stat" && $4 == "null" { s += $5 } END { print s + 0 }' "$1"
 }
 
+# tasks PIDS: the /proc directories of PIDS' threads
+tasks() {
+	for p in $1; do ls -d /proc/"$p"/task/*; done
+}
+
 # threads PIDS: a line per thread of PIDS: TID COMM UTIME STIME WAKEUPS
-# (clock ticks; voluntary context switches)
+# WAIT_MAX WAIT_SUM (clock ticks; voluntary context switches; the longest
+# and the total time runnable but not running since reset_waits, in ms)
 threads() {
-	for t in $(for p in $1; do ls -d /proc/"$p"/task/*; done); do
+	for t in $(tasks "$1"); do
 		awk -v w="$(sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' "$t/status")" \
-			'{ gsub(/[()]/, "", $2); print $1, $2, $14, $15, w }' "$t/stat"
+			-v wm="$(awk '$1 == "wait_max" { print $3 }' "$t/sched")" \
+			-v ws="$(awk '$1 == "wait_sum" { print $3 }' "$t/sched")" \
+			'{ gsub(/[()]/, "", $2); print $1, $2, $14, $15, w, wm + 0, ws + 0 }' "$t/stat"
 	done
 }
 
+# reset_waits PIDS: zero the scheduler statistics of PIDS' threads
+reset_waits() {
+	for t in $(tasks "$1"); do echo 0 >"$t/sched"; done
+}
+
+# The scheduler's statistics (wait_max, wait_sum in /proc/PID/sched) are
+# kept only when asked for.
+echo 1 >/proc/sys/kernel/sched_schedstats || fail "no scheduler statistics (CONFIG_SCHEDSTATS)"
+
 # measure PIDS: traffic for BENCH_SECS with the readers' CPU time around
-# it; what each of their threads used goes to /tmp/b.threads
+# it; what each of their threads used, and how long they waited for a CPU,
+# goes to /tmp/b.threads
 measure() {
 	t0=$(ticks "$1")
 	threads "$1" >/tmp/b.t0
+	reset_waits "$1"
 	run_traffic $BENCH_SECS
 	threads "$1" >/tmp/b.t1
 	t1=$(ticks "$1")
 	cpu=$((t1 - t0))
 	awk 'NR == FNR { u[$1] = $3; s[$1] = $4; w[$1] = $5; next }
-		{ print $2, $3 - u[$1], $4 - s[$1], $5 - w[$1] }' /tmp/b.t0 /tmp/b.t1 >/tmp/b.threads
+		{ print $2, $3 - u[$1], $4 - s[$1], $5 - w[$1], $6, $7 }' /tmp/b.t0 /tmp/b.t1 >/tmp/b.threads
 }
 
 # finish WHAT: stop the kprofctl run $pid, flatten its report into /tmp/b.txt
