@@ -60,9 +60,8 @@ tasks() {
 threads() {
 	for t in $(tasks "$1"); do
 		awk -v w="$(sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' "$t/status")" \
-			-v wm="$(awk '$1 == "wait_max" { print $3 }' "$t/sched")" \
-			-v ws="$(awk '$1 == "wait_sum" { print $3 }' "$t/sched")" \
-			'{ gsub(/[()]/, "", $2); print $1, $2, $14, $15, w, wm + 0, ws + 0 }' "$t/stat"
+			-v waits="$(awk '$1 == "wait_max" { m = $3 } $1 == "wait_sum" { s = $3 } END { print m + 0, s + 0 }' "$t/sched")" \
+			'{ gsub(/[()]/, "", $2); print $1, $2, $14, $15, w, waits }' "$t/stat"
 	done
 }
 

@@ -31,7 +31,6 @@ public:
 	uint32_t reader_id() const;
 	// The bytes of the reader page read before the mapping was made.
 	uint32_t reader_read() const;
-	size_t subbuf_size() const { return subbuf_size_; }
 	// Tell the kernel all of the reader page seen so far is read: it
 	// moves its own reader past it, or, with nothing left on the page,
 	// swaps in the next one if there is one. Throws on failure.
