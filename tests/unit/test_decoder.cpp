@@ -529,7 +529,7 @@ std::string ctx_line(const CtxEvent &e)
 	const bool named = e.kind == CtxEvent::IrqEntry || e.kind == CtxEvent::Switch || e.kind == CtxEvent::Waking;
 	const int b = e.kind == CtxEvent::IrqExit ? e.b != 0 : e.b;	// as the text prints it
 	return std::string(names[e.kind]) + " " + std::to_string(e.a) + " " + std::to_string(b) + " " +
-	       (named ? e.name_a : "");
+	       std::string(named ? e.name_a : "");
 }
 
 }  // namespace

@@ -62,10 +62,10 @@ private:
 				analyses_.push_back(std::move(a));
 	}
 
+	std::unique_ptr<ContextDecoder> ctx_;	// owns the names analyzer_'s events view
 	Analyzer analyzer_;
 	bool keep_going_;
 	std::atomic<bool> hit_{false};	// set by the decoding thread
-	std::unique_ptr<ContextDecoder> ctx_;
 	std::vector<Analysis> analyses_;
 };
 
@@ -78,8 +78,8 @@ void write_trace(const std::string &path, const std::vector<Analysis> &analyses,
 		out << "# IRQ " << a.hit.irq << " (" << a.hit.name << "): " << a.hit.latency
 		    << " ns from hard IRQ entry to thread running, threshold " << threshold_ns << " ns; entry at "
 		    << a.hit.entry << ", CPUs " << a.hit.hard_cpu << " and " << a.hit.cpu << "\n";
-		for (const auto &e : a.trace)
-			out << format_context(e) << "\n";
+		for (const auto &line : a.trace)
+			out << line << "\n";
 	}
 	if (!out.flush())
 		throw std::runtime_error("cannot write " + path);

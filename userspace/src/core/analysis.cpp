@@ -15,9 +15,9 @@ namespace {
 // the last switch before it.
 constexpr uint64_t kLead = 1000000000ULL;
 
-bool is_thread_of(const std::string &comm, int irq)
+bool is_thread_of(std::string_view comm, int irq)
 {
-	return comm.rfind("irq/" + std::to_string(irq) + "-", 0) == 0;
+	return comm.starts_with("irq/" + std::to_string(irq) + "-");
 }
 
 std::string us(uint64_t ns)
@@ -29,27 +29,22 @@ std::string us(uint64_t ns)
 
 }  // namespace
 
-uint64_t Analyzer::context_bytes(const CtxEvent &e)
-{
-	return sizeof(CtxEvent) + e.name_a.size() + e.name_b.size();
-}
-
 void Analyzer::context(const CtxEvent &e)
 {
 	auto &c = cpus_[e.cpu];
 	auto &q = c.q;
 	auto &bytes = c.bytes;
 	q.push_back(e);
-	bytes += context_bytes(e);
+	bytes += context_bytes;
 	// Keep the horizon, and whatever a pending hit still needs...
 	uint64_t keep = e.ts > horizon_ ? e.ts - horizon_ : 0;
 	for (const auto &h : pending_)
 		keep = std::min(keep, h.entry > kLead ? h.entry - kLead : 0);
 	for (; !q.empty() && q.front().ts < keep; q.pop_front())
-		bytes -= context_bytes(q.front());
+		bytes -= context_bytes;
 	// ... within the CPU's share of the budget.
 	for (; share_ && bytes > share_ && q.size() > 1; q.pop_front(), trimmed_++) {
-		bytes -= context_bytes(q.front());
+		bytes -= context_bytes;
 		c.trimmed_ts = q.front().ts;
 	}
 }
@@ -96,7 +91,7 @@ void Analyzer::spans_on(int cpu, const Hit &h, Analysis &a) const
 			irq = &e;
 		} else if (e.kind == CtxEvent::IrqExit && irq && irq->a == e.a) {
 			if (e.ts > h.entry)
-				a.irqs.push_back({"irq " + std::to_string(irq->a) + " " + irq->name_a, cpu, irq->ts, e.ts - irq->ts});
+				a.irqs.push_back({"irq " + std::to_string(irq->a) + " " + std::string(irq->name_a), cpu, irq->ts, e.ts - irq->ts});
 			irq = nullptr;
 		} else if (e.kind == CtxEvent::SoftEntry) {
 			soft = &e;
@@ -123,7 +118,7 @@ void Analyzer::tasks_on(int cpu, const Hit &h, Analysis &a) const
 		a.over_budget |= c.trimmed_ts && *c.trimmed_ts + kLead >= h.entry;
 	}
 	struct Cur {
-		std::string comm;
+		std::string_view comm;
 		int pid = -1, prio = 0;
 		uint64_t since = 0;
 		bool seen = false;	// since is its switch-in
@@ -131,7 +126,7 @@ void Analyzer::tasks_on(int cpu, const Hit &h, Analysis &a) const
 	auto close = [&](uint64_t until, bool known) {
 		const uint64_t from = std::max(cur.since, h.entry), to = std::min(until, h.run);
 		if (cur.pid >= 0 && to > from)
-			a.tasks.push_back({cur.comm, cpu, from, to - from, cur.pid, cur.prio,
+			a.tasks.push_back({std::string(cur.comm), cpu, from, to - from, cur.pid, cur.prio,
 					   cur.seen && known ? until - cur.since : 0});
 	};
 	// The thread's own switch may carry a time stamp a little after the
@@ -213,11 +208,14 @@ Analysis Analyzer::analyze(const Hit &h) const
 	}
 	find_culprit(a);
 	// The raw events of the window, a little before it, for -t FILE.
+	std::vector<CtxEvent> trace;
 	for (int c : cpus)
 		for (const auto &e : events(c))
 			if (e.ts + 1000000 >= h.entry && e.ts <= h.run + 100000)
-				a.trace.push_back(e);
-	std::stable_sort(a.trace.begin(), a.trace.end(), [](const CtxEvent &x, const CtxEvent &y) { return x.ts < y.ts; });
+				trace.push_back(e);
+	std::stable_sort(trace.begin(), trace.end(), [](const CtxEvent &x, const CtxEvent &y) { return x.ts < y.ts; });
+	for (const auto &e : trace)
+		a.trace.push_back(format_context(e));
 	return a;
 }
 

@@ -51,7 +51,7 @@ struct Analysis {
 	std::optional<Span> culprit;	// the largest one on queued_cpu while the thread waited
 	bool complete = true;		// the context covers the whole window
 	bool over_budget = false;	// ... not, as the budget dropped some of it
-	std::vector<CtxEvent> trace;	// the window's events, for -t FILE
+	std::vector<std::string> trace;	// the window's events as format_context() lines, for -t FILE
 };
 
 class Analyzer {
@@ -61,15 +61,16 @@ public:
 		: threshold_(threshold_ns), horizon_(horizon_ns) {}
 
 	// Bounds the context's memory to @bytes, an equal share for each of
-	// @ncpus CPUs (as context_bytes() counts it): past its share a CPU
+	// @ncpus CPUs (as context_bytes counts it): past its share a CPU
 	// drops its oldest events before the horizon, counted in trimmed(),
 	// and a hit whose window they held is incomplete. 0: no bound.
 	void budget(uint64_t bytes, int ncpus) { share_ = ncpus > 0 ? bytes / uint64_t(ncpus) : bytes; }
 	uint64_t trimmed() const { return trimmed_; }
-	// One kept event's cost: the struct and its names' characters.
-	static uint64_t context_bytes(const CtxEvent &e);
+	// One kept event's cost (its names are pooled by the decoder).
+	static constexpr uint64_t context_bytes = sizeof(CtxEvent);
 
-	// Events of one CPU arrive in time order.
+	// Events of one CPU arrive in time order. The analyzer keeps them, and
+	// so their names' views: the names must outlive it.
 	void context(const CtxEvent &e);
 	// Hits count from here (a time in the context's clock): kprofctl's own
 	// setup (enabling events patches kernel text) is not the system's.
@@ -99,7 +100,7 @@ private:
 	uint64_t hits_ = 0;
 	struct CpuContext {
 		Ring<CtxEvent> q;	// in time order
-		uint64_t bytes = 0;	// context_bytes() of q's events
+		uint64_t bytes = 0;	// context_bytes of q's events
 		std::optional<uint64_t> trimmed_ts;	// the newest event the budget dropped
 	};
 	std::map<int, CpuContext> cpus_;

@@ -61,14 +61,20 @@ ContextDecoder::ContextDecoder(tep_handle *tep) : order_(byte_order_of(tep))
 	}
 }
 
-std::optional<CtxEvent> ContextDecoder::decode(const OtherRecord &r) const
+std::string_view NamePool::intern(std::string_view s)
+{
+	const auto it = names_.find(s);
+	return it != names_.end() ? std::string_view(*it) : std::string_view(*names_.emplace(s).first);
+}
+
+std::optional<CtxEvent> ContextDecoder::decode(const OtherRecord &r)
 {
 	if (r.id < 0 || size_t(r.id) >= by_id_.size() || !by_id_[r.id] || r.size < by_id_[r.id]->min_size)
 		return std::nullopt;
 	const Layout &l = *by_id_[r.id];
 	auto num = [&](int i) { return as_int(order_, r.data + l.f[i].off, l.f[i].size); };
 	// A char array, or a __data_loc string (offset and length in a u32).
-	auto str = [&](int i) -> std::string {
+	auto str = [&](int i) -> std::string_view {
 		const Field &f = l.f[i];
 		const char *p = reinterpret_cast<const char *>(r.data + f.off);
 		size_t n = size_t(f.size);
@@ -79,7 +85,7 @@ std::optional<CtxEvent> ContextDecoder::decode(const OtherRecord &r) const
 			p = reinterpret_cast<const char *>(r.data + (loc & 0xffff));
 			n = loc >> 16;
 		}
-		return std::string(p, strnlen(p, n));
+		return names_.intern(std::string_view(p, strnlen(p, n)));
 	};
 	CtxEvent e;
 	e.kind = l.kind;
@@ -121,24 +127,30 @@ std::string format_context(const CtxEvent &e)
 	char head[64];
 	std::snprintf(head, sizeof(head), "%llu.%09llu [%03d] ", (unsigned long long)(e.ts / 1000000000),
 		      (unsigned long long)(e.ts % 1000000000), e.cpu);
+	std::string s = head;
+	auto num = [](int v) { return std::to_string(v); };
 	switch (e.kind) {
 	case CtxEvent::IrqEntry:
-		return head + std::string("irq_handler_entry: irq=") + std::to_string(e.a) + " name=" + e.name_a;
+		(s += "irq_handler_entry: irq=" + num(e.a) + " name=") += e.name_a;
+		break;
 	case CtxEvent::IrqExit:
-		return head + std::string("irq_handler_exit: irq=") + std::to_string(e.a) + " ret=" + std::to_string(e.b);
+		s += "irq_handler_exit: irq=" + num(e.a) + " ret=" + num(e.b);
+		break;
 	case CtxEvent::SoftEntry:
-		return head + std::string("softirq_entry: vec=") + std::to_string(e.a) + " [" + softirq_name(e.a) + "]";
 	case CtxEvent::SoftExit:
-		return head + std::string("softirq_exit: vec=") + std::to_string(e.a) + " [" + softirq_name(e.a) + "]";
+		s += std::string(e.kind == CtxEvent::SoftEntry ? "softirq_entry" : "softirq_exit") + ": vec=" + num(e.a) +
+		     " [" + softirq_name(e.a) + "]";
+		break;
 	case CtxEvent::Switch:
-		return head + std::string("sched_switch: ") + e.name_a + ":" + std::to_string(e.a) + " [" +
-		       std::to_string(e.prio_a) + "] ==> " + e.name_b + ":" + std::to_string(e.b) + " [" +
-		       std::to_string(e.prio_b) + "]";
+		(((s += "sched_switch: ") += e.name_a) += ":" + num(e.a) + " [" + num(e.prio_a) + "] ==> ") += e.name_b;
+		s += ":" + num(e.b) + " [" + num(e.prio_b) + "]";
+		break;
 	case CtxEvent::Waking:
-		return head + std::string("sched_waking: comm=") + e.name_a + " pid=" + std::to_string(e.a) +
-		       " prio=" + std::to_string(e.prio_a) + " target_cpu=" + std::to_string(e.b);
+		(s += "sched_waking: comm=") += e.name_a;
+		s += " pid=" + num(e.a) + " prio=" + num(e.prio_a) + " target_cpu=" + num(e.b);
+		break;
 	}
-	return head;
+	return s;
 }
 
 }  // namespace kprof

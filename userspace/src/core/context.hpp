@@ -7,8 +7,11 @@
 #include "core/decoder.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace kprof {
@@ -23,6 +26,8 @@ inline const std::vector<std::string> &context_events()
 	return ev;
 }
 
+// One event of the context: 64 bytes, copied without allocating. Its
+// names are views of a NamePool's (or of literals), which must outlive it.
 struct CtxEvent {
 	enum Kind : uint8_t { IrqEntry, IrqExit, SoftEntry, SoftExit, Switch, Waking } kind = IrqEntry;
 	int cpu = 0;
@@ -30,8 +35,26 @@ struct CtxEvent {
 	int a = 0;		// irq, softirq vector, prev_pid, or the woken pid
 	int b = 0;		// next_pid (switch), target_cpu (waking)
 	int prio_a = 0, prio_b = 0;	// prev_prio, next_prio (switch), prio (waking)
-	std::string name_a;	// irq name, prev_comm, or the woken comm
-	std::string name_b;	// next_comm
+	std::string_view name_a;	// irq name, prev_comm, or the woken comm
+	std::string_view name_b;	// next_comm
+};
+
+// The names the context events carry (comms, IRQ action names), each kept
+// once for as long as the pool lives: a few hundred distinct ones in
+// millions of events.
+class NamePool {
+public:
+	// A view of @s's copy in the pool, valid as long as the pool.
+	std::string_view intern(std::string_view s);
+	size_t size() const { return names_.size(); }
+
+private:
+	struct Hash {
+		using is_transparent = void;
+		size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+	};
+	// Node-based: a name's characters never move as the set grows.
+	std::unordered_set<std::string, Hash, std::equal_to<>> names_;
 };
 
 // "HI", "TIMER", ... for a softirq vector.
@@ -42,8 +65,9 @@ public:
 	// Looks up the formats of context_events() in @tep; throws
 	// std::runtime_error naming any that is missing or lacks a field.
 	explicit ContextDecoder(tep_handle *tep);
-	// nullopt for a record of any other event, or one too short for its format.
-	std::optional<CtxEvent> decode(const OtherRecord &r) const;
+	// nullopt for a record of any other event, or one too short for its
+	// format. The event's names live as long as this decoder.
+	std::optional<CtxEvent> decode(const OtherRecord &r);
 
 private:
 	struct Field {
@@ -57,6 +81,7 @@ private:
 	};
 	ByteOrder order_;
 	std::vector<std::optional<Layout>> by_id_;
+	NamePool names_;
 };
 
 // A record of a context event as one trace-like text line (for -t FILE).
