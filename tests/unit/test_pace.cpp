@@ -32,11 +32,25 @@ BOOST_AUTO_TEST_CASE(bounds)
 {
 	// Slow: 4 KiB a second into 2 MiB would be a minute.
 	BOOST_TEST(ms(pass_pause(4096, false, seconds(1), 2 << 20)) == 250);
-	// Fast: an 8 KiB buffer's worth 40 times over in 10 ms.
-	BOOST_TEST(ms(pass_pause(40 * 8192, false, milliseconds(10), 8192)) == 10);
+	// Fast: 16 KiB a CPU filled in 100 ms; an eighth of that is under the
+	// minimum.
+	BOOST_TEST(ms(pass_pause(16384, false, milliseconds(100), 16384)) == 12.5);
+	BOOST_TEST(ms(pass_pause(16384, false, milliseconds(50), 16384)) == 10);
 	// No overflow: an hour's pass, a huge buffer.
 	BOOST_TEST(ms(pass_pause(1, false, hours(1), uint64_t(1) << 40)) == 250);
-	BOOST_TEST(ms(pass_pause(UINT64_MAX, false, nanoseconds(1), 1)) == 10);
+}
+
+// The minimum never lets the busiest CPU fill more than half its buffer:
+// a floor above the fill time would lose events on every pass.
+BOOST_AUTO_TEST_CASE(the_minimum_yields_to_half_the_fill_time)
+{
+	// 16 KiB a CPU, filled in 9 ms (irq -T at 5,000 packets/s in the guest).
+	BOOST_TEST(ms(pass_pause(16384, false, milliseconds(9), 16384)) == 4.5);
+	// An 8 KiB buffer's worth 40 times over in 10 ms: full in 250 us.
+	BOOST_TEST(ms(pass_pause(40 * 8192, false, milliseconds(10), 8192)) == 0.125);
+	BOOST_TEST(ms(pass_pause(UINT64_MAX, false, nanoseconds(1), 1)) == 0);
+	// At the edge: full in 20 ms, the minimum is half of it.
+	BOOST_TEST(ms(pass_pause(16384, false, milliseconds(20), 16384)) == 10);
 }
 
 BOOST_AUTO_TEST_CASE(no_rate_or_more_waiting)

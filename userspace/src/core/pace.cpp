@@ -16,10 +16,11 @@ std::chrono::nanoseconds pass_pause(uint64_t busiest_bytes, bool capped, std::ch
 	// times nanoseconds overflows 64 bits.
 	const long double fill_ns =
 		(long double)since.count() * (long double)buffer_bytes / (long double)busiest_bytes;
-	const long double pause = fill_ns / p.fill_share;
+	const long double pause = std::min(std::max(fill_ns / p.fill_share, (long double)p.min.count()),
+					   fill_ns / p.most_share);
 	if (pause >= (long double)p.max.count())
 		return p.max;
-	return std::max(p.min, std::chrono::nanoseconds((int64_t)pause));
+	return std::chrono::nanoseconds((int64_t)pause);
 }
 
 std::vector<SourceDrain> drain_rounds(size_t sources, size_t round, size_t cap,
