@@ -30,6 +30,13 @@ int as_int(ByteOrder order, const uint8_t *p, int size)
 	return size == 8 ? int(int64_t(v)) : size == 2 ? int(int16_t(v)) : size == 1 ? int(int8_t(v)) : int(int32_t(v));
 }
 
+// Appends each of @parts (strings, views, literals) to @s.
+template <class... P>
+void append(std::string &s, const P &...parts)
+{
+	(s.append(std::string_view(parts)), ...);
+}
+
 }  // namespace
 
 std::string softirq_name(int vec)
@@ -131,23 +138,23 @@ std::string format_context(const CtxEvent &e)
 	auto num = [](int v) { return std::to_string(v); };
 	switch (e.kind) {
 	case CtxEvent::IrqEntry:
-		(s += "irq_handler_entry: irq=" + num(e.a) + " name=") += e.name_a;
+		append(s, "irq_handler_entry: irq=", num(e.a), " name=", e.name_a);
 		break;
 	case CtxEvent::IrqExit:
-		s += "irq_handler_exit: irq=" + num(e.a) + " ret=" + num(e.b);
+		append(s, "irq_handler_exit: irq=", num(e.a), " ret=", num(e.b));
 		break;
 	case CtxEvent::SoftEntry:
 	case CtxEvent::SoftExit:
-		s += std::string(e.kind == CtxEvent::SoftEntry ? "softirq_entry" : "softirq_exit") + ": vec=" + num(e.a) +
-		     " [" + softirq_name(e.a) + "]";
+		append(s, e.kind == CtxEvent::SoftEntry ? "softirq_entry" : "softirq_exit", ": vec=", num(e.a), " [",
+		       softirq_name(e.a), "]");
 		break;
 	case CtxEvent::Switch:
-		(((s += "sched_switch: ") += e.name_a) += ":" + num(e.a) + " [" + num(e.prio_a) + "] ==> ") += e.name_b;
-		s += ":" + num(e.b) + " [" + num(e.prio_b) + "]";
+		append(s, "sched_switch: ", e.name_a, ":", num(e.a), " [", num(e.prio_a), "] ==> ", e.name_b, ":",
+		       num(e.b), " [", num(e.prio_b), "]");
 		break;
 	case CtxEvent::Waking:
-		(s += "sched_waking: comm=") += e.name_a;
-		s += " pid=" + num(e.a) + " prio=" + num(e.prio_a) + " target_cpu=" + num(e.b);
+		append(s, "sched_waking: comm=", e.name_a, " pid=", num(e.a), " prio=", num(e.prio_a),
+		       " target_cpu=", num(e.b));
 		break;
 	}
 	return s;
