@@ -147,10 +147,11 @@ p3_buf=16
 p3_default_buf=1408
 p3_tables=$(p3 "kprof.bench_buf_kb=$p3_buf kprof.bench_reps=$REPS")
 p3_default_tables=$(p3 "kprof.bench_buf_kb=$p3_default_buf kprof.bench_reps=$REPS kprof.bench_tools=streaming,tracecmd")
-p3_t_tables=$(p3 "kprof.bench_buf_kb=$p3_buf kprof.bench_reps=$REPS kprof.bench_tools=streamingT,tracecmdT")
-# The mapped reader: a kernel from 6.10, against read() in the same boot.
+p3_t_tables=$(p3 "kprof.bench_buf_kb=$p3_buf kprof.bench_reps=$REPS kprof.bench_tools=streamingT,streamingTread,tracecmdT")
+# The mapped reader: a kernel from 6.10, against splice() and read() in
+# the same boot.
 p3_map_kernel=${KPROF_BENCH_MAP_KERNEL:-6.12}
-p3_map_tables=$(p3 "kprof.bench_buf_kb=$p3_buf kprof.bench_reps=$REPS kprof.bench_tools=streaming,streamingread,tracecmd" "$p3_map_kernel")
+p3_map_tables=$(p3 "kprof.bench_buf_kb=$p3_buf kprof.bench_reps=$REPS kprof.bench_tools=streaming,streamingsplice,streamingread,tracecmd" "$p3_map_kernel")
 p3_map_release=$(cat "$p3_release_file")
 # And a profile of the readers under load (perf: see P2's profile).
 p3_profile=$(KPROF_VM_PERF=1 guest bench_profile | grep -E '^(PROF|PSYM|PSYS) ' | awk -f "$KPROF_TOP/ci/bench_profile.awk")
@@ -295,6 +296,10 @@ trace-cmd processes), in % of one vCPU; per 1000 samples, in ms. Medians over $R
 
 ### ${p3_buf} KiB buffers
 
+On 6.1 the ring buffer has no mapping: **streaming** takes whole pages with \`splice()\`, and
+reads a CPU's partial page with \`read()\` only when it gave no whole page for 250 ms
+(doc/kprofctl.md).
+
 $p3_tables
 
 ### The default buffer (${p3_default_buf} KiB per CPU)
@@ -309,16 +314,19 @@ $p3_default_tables
   tracker's three events and the six context events of the threshold analysis
   (irq_handler_entry/exit, softirq_entry/exit, sched_switch, sched_waking), which it keeps
   2 s of per CPU; no run crosses the threshold;
+- **irq -T, streaming, read()**: the same with \`KPROFCTL_READER=read\` (\`read()\` alone, the
+  writer's page copied at every pass, as kprofctl read before \`splice()\`);
 - **trace-cmd record, the same events**: the same nine events, \`-b $p3_buf\`.
 
 $p3_t_tables
 
 ### The mapped reader: guest $p3_map_kernel ($p3_map_release), ${p3_buf} KiB buffers
 
-6.1 has no mapping of the ring buffer: the tables above are kprofctl reading with \`read()\`.
+6.1 has no mapping of the ring buffer: the tables above are kprofctl splicing pages.
 From 6.10 kprofctl maps the buffers and takes pages with the mapping's ioctl (doc/kprofctl.md).
-The same runs in a $p3_map_kernel guest, three readers taking turns in one boot:
+The same runs in a $p3_map_kernel guest, four readers taking turns in one boot:
 - **streaming**: \`kprofctl latency --json -b $p3_buf\`, mapped (each run's report says so);
+- **streaming, splice()**: the same with \`KPROFCTL_READER=splice\`;
 - **streaming, read()**: the same with \`KPROFCTL_READER=read\`;
 - **trace-cmd record**: as above.
 

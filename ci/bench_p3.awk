@@ -104,6 +104,8 @@ function goal(s, t,    bs, bt, ratio, met, r, key_s, key_t, worse, n) {
 END {
 	label["streaming"] = "streaming"
 	label["streamingread"] = "streaming, read()"
+	label["streamingsplice"] = "streaming, splice()"
+	label["streamingTread"] = "irq -T, streaming, read()"
 	label["tracecmd"] = "trace-cmd record"
 	label["inkernel"] = "in-kernel"
 	label["streamingT"] = "irq -T, streaming"

@@ -139,3 +139,203 @@ BOOST_AUTO_TEST_CASE(the_writers_page_is_under_three_quarters_full)
 	BOOST_TEST(kprof::writers_page(8000, 16384));
 	BOOST_TEST(!kprof::writers_page(16000, 16384));
 }
+
+// The pacer: a pass that found nothing between two that did (a whole-page
+// reader at a steady rate) keeps the pause, and the next pass's bytes are
+// counted from the last pass that read any; after an idle stretch the
+// rate is unknown again.
+BOOST_AUTO_TEST_CASE(the_pacer_keeps_its_rate_over_passes_between_pages)
+{
+	using Clock = kprof::Pacer::Clock;
+	const Clock::time_point t0{};
+	kprof::Pacer p(16384);
+	p.pass(8192, false, t0);	// no rate yet
+	BOOST_TEST(ms(p.pause()) == 10);
+	p.pass(8192, false, t0 + milliseconds(4));	// 16 KiB in 8 ms: half is 4
+	BOOST_TEST(ms(p.pause()) == 4);
+	p.pass(0, false, t0 + milliseconds(8));		// between pages
+	BOOST_TEST(ms(p.pause()) == 4);
+	BOOST_TEST(ms(p.last_pass() - t0) == 8);
+	p.pass(16384, false, t0 + milliseconds(12));	// 16 KiB over 8 ms, not 4
+	BOOST_TEST(ms(p.pause()) == 4);
+	// Idle: nothing for 500 ms, then a pass reads 4 KiB right after a
+	// wake: no rate (the minimum), not 4 KiB over 500 ms.
+	p.pass(0, false, t0 + milliseconds(512));
+	BOOST_TEST(ms(p.pause()) == 10);
+	p.pass(4096, false, t0 + milliseconds(513));
+	BOOST_TEST(ms(p.pause()) == 10);
+	// Capped: no pause, whatever came before.
+	p.pass(1 << 20, true, t0 + milliseconds(514));
+	BOOST_TEST(ms(p.pause()) == 0);
+}
+
+namespace {
+
+// One CPU's ring buffer as the kernel's splice() and read() see it, in
+// events, @cap to a page. The reader page is apart from the ring; the
+// writer may be on it (after the reader swapped in the writer's page).
+// splice() takes only a page read from its start that the writer has
+// left; read() copies a page read in part, or the writer's page, to its
+// current end, else swaps out a whole page too.
+struct RingModel {
+	struct Page {
+		int n = 0;
+		bool left = false;	// the writer has left it
+	};
+	explicit RingModel(int page_events) : cap(page_events) {}
+	int cap;
+	std::vector<Page> ring;	// oldest first; the writer's page last, unless on the reader page
+	Page reader{0, true};
+	int read = 0;		// events of the reader page taken
+	bool writer_on_reader = false;
+	long written = 0, taken = 0;
+	int splices = 0, reads = 0;
+
+	void write(int events)
+	{
+		for (int e = 0; e < events; e++, written++) {
+			Page *w = writer_on_reader ? &reader : ring.empty() || ring.back().left ? nullptr : &ring.back();
+			if (w && w->n == cap) {
+				w->left = true;
+				writer_on_reader = false;
+				w = nullptr;
+			}
+			if (!w) {
+				ring.push_back({});
+				w = &ring.back();
+			}
+			w->n++;
+		}
+	}
+	// rb_get_reader_page(): false when caught up with the writer.
+	bool reader_page()
+	{
+		if (read < reader.n)
+			return true;
+		if (writer_on_reader || ring.empty())
+			return false;
+		reader = ring.front();
+		ring.erase(ring.begin());
+		read = 0;
+		writer_on_reader = !reader.left;
+		return true;
+	}
+	int take(bool whole_only)
+	{
+		if (!reader_page())
+			return 0;
+		if (read || writer_on_reader) {
+			if (whole_only)
+				return 0;
+			const int n = reader.n - read;
+			read = reader.n;
+			return n;
+		}
+		const int n = reader.n;
+		reader = {0, true};
+		read = 0;
+		return n;
+	}
+	size_t splice()
+	{
+		splices++;
+		const int n = take(true);
+		taken += n;
+		return size_t(n);
+	}
+	size_t copy()
+	{
+		reads++;
+		const int n = take(false);
+		taken += n;
+		return size_t(n);
+	}
+	// Pages the writer has left still in the ring: a pass must not end
+	// with one (it would wait a pass more, and a small buffer overflows).
+	bool whole_page_left() const
+	{
+		return !ring.empty() && ring.front().left;
+	}
+};
+
+// A pass of SplicePlan over the model, to its end.
+void pass(kprof::SplicePlan &plan, RingModel &m, kprof::SplicePlan::Clock::time_point now)
+{
+	using Op = kprof::SplicePlan::Op;
+	plan.begin(now);
+	for (auto op = plan.next(); op != Op::Stop; op = plan.next())
+		plan.done(op, (op == Op::Splice ? m.splice() : m.copy()) > 0, now);
+}
+
+}  // namespace
+
+// At a steady rate of several pages a pass, splice() alone: no read()
+// copies the writer's page, and no pass leaves a page the writer has left.
+BOOST_AUTO_TEST_CASE(splice_plan_takes_whole_pages_at_a_steady_rate)
+{
+	kprof::SplicePlan plan(milliseconds(250));
+	RingModel m(60);
+	kprof::SplicePlan::Clock::time_point t{};
+	for (int i = 0; i < 1000; i++, t += milliseconds(5)) {
+		m.write(150);	// two and a half pages
+		pass(plan, m, t);
+		BOOST_TEST_REQUIRE(!m.whole_page_left());
+	}
+	BOOST_TEST(m.reads == 0);
+	BOOST_TEST(m.written - m.taken <= 60);	// the writer's page, at most
+}
+
+// A quiet CPU's page is read once it has given nothing for the quiet
+// time, not before; after that it is read each pass, as read() would.
+BOOST_AUTO_TEST_CASE(splice_plan_reads_a_quiet_cpus_page)
+{
+	kprof::SplicePlan plan(milliseconds(250));
+	RingModel m(60);
+	kprof::SplicePlan::Clock::time_point t{};
+	m.write(5);
+	for (int i = 0; i < 24; i++, t += milliseconds(10))
+		pass(plan, m, t);
+	BOOST_TEST(m.taken == 0);	// 230 ms: still waiting for a whole page
+	pass(plan, m, t += milliseconds(20));
+	BOOST_TEST(m.taken == 5);
+	BOOST_TEST(plan.partial());
+	m.write(3);
+	pass(plan, m, t += milliseconds(10));
+	BOOST_TEST(m.taken == 8);
+}
+
+// Rates that change under the plan, a quiet stretch, a burst of many
+// pages, a trickle, again and again, with random sizes: whatever the
+// plan did before, no pass leaves a page the writer has left, every event
+// is taken once (counted at the end), and bursts are spliced. Breaks if the rest of a page read in part is
+// not read before splicing (splice() gives nothing: whole pages pile up).
+BOOST_AUTO_TEST_CASE(splice_plan_is_never_stuck_behind_a_page_read_in_part)
+{
+	kprof::SplicePlan plan(milliseconds(250));
+	RingModel m(60);
+	kprof::SplicePlan::Clock::time_point t{};
+	unsigned seed = 12345;
+	auto rnd = [&](unsigned n) {
+		seed = seed * 1103515245u + 12345u;
+		return (seed >> 16) % n;
+	};
+	int bursts_spliced = 0;
+	for (int round = 0; round < 200; round++) {
+		const int kind = int(rnd(3));
+		for (int i = 0; i < 40; i++, t += milliseconds(1 + rnd(20))) {
+			const int splices = m.splices;
+			m.write(kind == 0 ? 0 : kind == 1 ? int(rnd(4)) : int(60 + rnd(400)));
+			const int before = m.reads;
+			pass(plan, m, t);
+			BOOST_TEST_REQUIRE(!m.whole_page_left());
+			BOOST_TEST_REQUIRE(m.taken <= m.written);
+			if (kind == 2 && i > 0)
+				bursts_spliced += m.splices > splices && m.reads - before <= 2;
+		}
+	}
+	BOOST_TEST(bursts_spliced > 1000);
+	// The end: read() to the writer (the session's last drain).
+	while (m.copy())
+		;
+	BOOST_TEST(m.taken == m.written);
+}

@@ -211,11 +211,32 @@ BOOST_AUTO_TEST_CASE(reader_queue_in_json_and_text)
 	BOOST_TEST(q.at("high_water_bytes") == 106496);
 	BOOST_TEST(q.at("waits") == 3);
 	BOOST_TEST(q.at("reader") == "read");
+	BOOST_TEST(!q.contains("spliced_pages"));
 	BOOST_TEST(render_text(r).find("pages queued for decoding (read): at most 104 of 2048 KiB, 3 waits for room\n") !=
 		   std::string::npos);
-	r.reader_queue->mapped = true;
+	r.reader_queue->reader = kprof::ReaderWay::Mmap;
 	BOOST_TEST(render_json(r).at("loss").at("reader_queue").at("reader") == "mmap");
-	BOOST_TEST(render_text(r).find("pages queued for decoding (mapped): at most") != std::string::npos);
+	BOOST_TEST(render_text(r).find("pages queued for decoding (mmap): at most") != std::string::npos);
+	// splice() says how many pages it took whole and read() copied.
+	r.reader_queue->reader = kprof::ReaderWay::Splice;
+	r.reader_queue->spliced = 1200;
+	r.reader_queue->copied = 34;
+	const auto s = render_json(r).at("loss").at("reader_queue");
+	BOOST_TEST(s.at("reader") == "splice");
+	BOOST_TEST(s.at("spliced_pages") == 1200);
+	BOOST_TEST(s.at("copied_pages") == 34);
+	BOOST_TEST(render_text(r).find("pages queued for decoding (splice: 1200 whole, 34 copied by read()): at most") !=
+		   std::string::npos);
+}
+
+// KPROFCTL_READER's names, one way each, both ways round.
+BOOST_AUTO_TEST_CASE(reader_names)
+{
+	for (auto w : {kprof::ReaderWay::Mmap, kprof::ReaderWay::Splice, kprof::ReaderWay::Read})
+		BOOST_TEST((kprof::reader_way(kprof::reader_name(w)) == w));
+	BOOST_TEST(std::string(kprof::reader_name(kprof::ReaderWay::Splice)) == "splice");
+	BOOST_TEST(!kprof::reader_way("mapped").has_value());
+	BOOST_TEST(!kprof::reader_way("").has_value());
 }
 
 BOOST_AUTO_TEST_CASE(loss_is_loud_in_text)

@@ -14,13 +14,22 @@ load kprof
 insmod "$KPROF_MODDIR/kprof_pktproc.ko" nr_queues=2 rate_pps=2000 batch=8 irq_coalesce=4 || fail insmod
 for d in pktproc-q0 pktproc-q1; do echo 1 >"$KP/$d/reset"; done
 
-kprofctl latency --json -b 2048 >/tmp/l.json 2>/tmp/l.err &
-pid=$!
-wait_collecting
-run_traffic 2
-kill -INT $pid
-wait $pid || fail "kprofctl latency failed: $(cat /tmp/l.err)"
-awk -f /tests/kprofctl_json.awk /tmp/l.json >/tmp/l.txt
+# latency_run NAME READER [OPTION...]: kprofctl latency --json under 2 s of
+# traffic, with KPROFCTL_READER=READER unless empty; its report flattened
+# into /tmp/NAME.txt
+latency_run() {
+	_name=$1 _reader=$2
+	shift 2
+	env ${_reader:+KPROFCTL_READER=$_reader} kprofctl latency --json "$@" >"/tmp/$_name.json" 2>"/tmp/$_name.err" &
+	pid=$!
+	wait_collecting
+	run_traffic 2
+	kill -INT $pid
+	wait $pid || fail "kprofctl latency ${_reader:+with $_reader }failed: $(cat "/tmp/$_name.err")"
+	awk -f /tests/kprofctl_json.awk "/tmp/$_name.json" >"/tmp/$_name.txt"
+}
+
+latency_run l "" -b 2048
 cat /tmp/l.txt
 # Piped output: no progress line anywhere.
 if grep -q 'events, .* missed' /tmp/l.err /tmp/l.json; then fail "progress line in piped output"; fi
@@ -38,6 +47,9 @@ done
 expect_eq "not_read" "$(sed -n 's/^not_read //p' /tmp/l.txt)" 0
 expect_eq "buffer_lost" "$(sed -n 's/^buffer_lost //p' /tmp/l.txt)" 0
 expect_eq "reader" "$(sed -n 's/^reader //p' /tmp/l.txt)" "$(expected_reader)"
+if [ "$(expected_reader)" = splice ]; then
+	[ "$(sed -n 's/^spliced //p' /tmp/l.txt)" -gt 0 ] || fail "no page was spliced whole"
+fi
 # Counts and exact min/max equal the module's own histogram (the same samples).
 for d in pktproc-q0 pktproc-q1; do
 	for k in irq_thread_latency:irq_thread_latency irq_handler:irq_handler batch:batch span:packet:span:packet; do
@@ -54,6 +66,24 @@ for d in pktproc-q0 pktproc-q1; do
 		expect_eq "$d $ev max vs debugfs" "$7" "$kmax"
 	done
 done
+
+# Whole pages by splice() where the buffers could be mapped too: the same
+# exact counts. And a reader kprofctl does not know is refused by name.
+if [ "$(expected_reader)" != splice ]; then
+	latency_run s splice
+	expect_eq "reader with KPROFCTL_READER=splice" "$(sed -n 's/^reader //p' /tmp/s.txt)" splice
+	[ "$(sed -n 's/^spliced //p' /tmp/s.txt)" -gt 0 ] || fail "splice(): no page was spliced whole"
+	grep -q '^lost false$' /tmp/s.txt || fail "splice(): events were lost in a quiet run"
+	[ "$(grep -c '^check ' /tmp/s.txt)" -eq 8 ] || fail "splice(): expected 4 events x 2 devices in the cross-check"
+	grep '^check ' /tmp/s.txt | while read -r _ dev ev got want; do
+		[ "$got" = "$want" ] || fail "splice(): $dev $ev: read $got events, kprof.ko emitted $want"
+	done
+fi
+set +e
+env KPROFCTL_READER=mapped kprofctl latency -d 1s >/dev/null 2>/tmp/err; rc=$?
+set -e
+expect_eq "exit status with KPROFCTL_READER=mapped" "$rc" 2
+grep -q "KPROFCTL_READER='mapped': expected mmap, splice or read" /tmp/err || fail "unclear error: $(cat /tmp/err)"
 
 # The text report, the CSV and the per-CPU view on the same kind of run.
 kprofctl latency --per-cpu --hist -u us >/tmp/l.txt 2>&1 &
@@ -126,14 +156,8 @@ echo "KPROF-FIGURE: overrun kernel=$(uname -r) missed=$(sed -n 's/^missed_total 
 # This run reads the buffers with read() where they could be mapped too.
 echo 2000 >"$PP/rate_pps"
 kprofctl enable kprof_batch --filter 'packets > 1' >/dev/null
-env KPROFCTL_READER=read kprofctl latency --json >/tmp/f.json 2>/tmp/f.err &
-pid=$!
-wait_collecting
-run_traffic 2
-kill -INT $pid
-wait $pid
+latency_run f read
 kprofctl disable 'kprof:*' >/dev/null
-awk -f /tests/kprofctl_json.awk /tmp/f.json >/tmp/f.txt
 grep '^check .* kprof_batch ' /tmp/f.txt
 set -- $(grep '^check pktproc-q0 kprof_batch ' /tmp/f.txt)
 [ "$4" -lt "$5" ] || fail "a filtered event shows no loss: read $4 of $5"

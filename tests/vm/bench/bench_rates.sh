@@ -19,8 +19,9 @@
 # kprof.bench_rates=1000,5000 kprof.bench_reps=N kprof.bench_buf_kb=KB
 # kprof.bench_tools=streaming,tracecmd (default: streaming, tracecmd,
 # inkernel; streamingT and tracecmdT read the IRQ tracker's events with
-# -T's context events; streamingread is streaming with read() where the
-# buffers could be mapped).
+# -T's context events; streamingread and streamingTread are streaming
+# with read() alone, streamingsplice with splice() where the buffers could
+# be mapped).
 . /tests/lib.sh
 
 # arg NAME DEFAULT: kprof.NAME's value, commas as spaces, else DEFAULT
@@ -102,15 +103,22 @@ run_streaming() {
 	measure_streaming "$(expected_reader)"
 }
 
-# The same with read() where the buffers could be mapped (6.10 and later).
+# The same with read() alone, and with splice() where the buffers could be
+# mapped (6.10 and later).
 run_streamingread() {
 	env KPROFCTL_READER=read kprofctl latency --json -b "$BENCH_BUF_KB" >/tmp/b.json 2>/tmp/b.err &
 	pid=$!
 	measure_streaming read
 }
 
+run_streamingsplice() {
+	env KPROFCTL_READER=splice kprofctl latency --json -b "$BENCH_BUF_KB" >/tmp/b.json 2>/tmp/b.err &
+	pid=$!
+	measure_streaming splice
+}
+
 # measure_streaming READER: the kprofctl latency run $pid, measured and
-# ended; it must have read with READER (mmap or read)
+# ended; it must have read with READER (mmap, splice or read)
 measure_streaming() {
 	wait_collecting
 	measure "$pid"
@@ -148,9 +156,23 @@ run_streamingT() {
 	# shellcheck disable=SC2086 # IRQ_T_ARGS, one word each
 	kprofctl irq $IRQ_T_ARGS --json -b "$BENCH_BUF_KB" >/tmp/b.json 2>/tmp/b.err &
 	pid=$!
+	measure_streamingT "$(expected_reader)"
+}
+
+# The same with read() alone.
+run_streamingTread() {
+	# shellcheck disable=SC2086 # IRQ_T_ARGS, one word each
+	env KPROFCTL_READER=read kprofctl irq $IRQ_T_ARGS --json -b "$BENCH_BUF_KB" >/tmp/b.json 2>/tmp/b.err &
+	pid=$!
+	measure_streamingT read
+}
+
+# measure_streamingT READER: as measure_streaming, for kprofctl irq -T
+measure_streamingT() {
 	wait_collecting kprof kprof_girq_thread
-	measure $pid
+	measure "$pid"
 	finish streaming-T
+	expect_eq "irq -T's reader" "$(sed -n 's/^reader //p' /tmp/b.txt)" "$1" >/dev/null
 	lost=$(sed -n 's/^missed_total //p' /tmp/b.txt)
 	oracle=-
 }

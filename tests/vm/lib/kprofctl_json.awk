@@ -47,6 +47,8 @@ function val(line) {
 in_queue && /"high_water_bytes":/ { q_high = val($0) }
 in_queue && /"limit_bytes":/ { q_limit = val($0) }
 in_queue && /"reader":/ { print "reader", val($0) }
+in_queue && /"spliced_pages":/ { print "spliced", val($0) }
+in_queue && /"copied_pages":/ { print "copied", val($0) }
 in_queue && /"waits":/ { print "queue", q_limit, q_high, val($0); in_queue = 0 }
 /"missed_total":/ { print "missed_total", val($0) }
 /"buffer_lost":/ { print "buffer_lost", val($0) }

@@ -87,9 +87,9 @@ kernel_at_least() {
 # expected_reader: how kprofctl's streaming reader takes pages in this
 # guest (loss.reader_queue.reader): from the mapped ring buffers on kernels
 # from 6.10 with a 64-bit kprofctl (the mapping's ioctl has no entry for
-# 32-bit callers), else with read()
+# 32-bit callers), else whole pages with splice()
 expected_reader() {
-	if [ -z "${KPROF_USERLAND32:-}" ] && kernel_at_least 6 10; then echo mmap; else echo read; fi
+	if [ -z "${KPROF_USERLAND32:-}" ] && kernel_at_least 6 10; then echo mmap; else echo splice; fi
 }
 
 # func_nesting UNKNOWN NESTED DEPTH: a function's nested calls and depth as

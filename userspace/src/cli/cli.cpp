@@ -161,8 +161,10 @@ Cli::Cli() : app_{"kprofctl: control kprof tracepoints and report driver latency
 		"in kprofctl's bucket layout: count, min, max, mean and percentiles are the ones streaming\n"
 		"would report for the same samples; stddev is within 0.1 % of the max. No event is emitted,\n"
 		"so none can be lost, and the cost does not depend on the event rate.\n"
-		"Streaming maps the ring buffers on kernels from 6.10 and takes pages with the mapping's ioctl\n"
-		"(KPROFCTL_READER=read in the environment reads them instead); the report says which.\n"
+		"Streaming maps the ring buffers on kernels from 6.10 and takes pages with the mapping's ioctl;\n"
+		"elsewhere it takes whole pages with splice(), and reads a CPU's partial page when it gave no\n"
+		"whole one for 250 ms. KPROFCTL_READER=mmap|splice|read in the environment chooses (read: read()\n"
+		"alone); the report says which.\n"
 		"Ctrl-C (or SIGTERM, SIGHUP) stops and reports; a second one abandons the report. Either way\n"
 		"the instance is restored. A killed run is cleaned up by the next one (records in\n"
 		"$KPROFCTL_STATE_DIR, /run/kprofctl or /tmp/kprofctl).");

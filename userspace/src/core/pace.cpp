@@ -23,6 +23,16 @@ std::chrono::nanoseconds pass_pause(uint64_t busiest_bytes, bool capped, std::ch
 	return std::chrono::nanoseconds((int64_t)pause);
 }
 
+void Pacer::pass(uint64_t busiest, bool capped, Clock::time_point now)
+{
+	last_pass_ = now;
+	if (!busiest && !capped && rated_from_ && now - *rated_from_ < 2 * p_.max)
+		return;
+	const auto since = rated_from_ ? now - *rated_from_ : Clock::duration::zero();
+	pause_ = pass_pause(busiest, capped, since, buffer_bytes_, p_);
+	rated_from_ = busiest ? std::optional(now) : std::nullopt;
+}
+
 std::vector<SourceDrain> drain_rounds(size_t sources, size_t round, size_t cap,
 				      const std::function<PageRead(size_t)> &read)
 {
@@ -51,6 +61,56 @@ std::vector<SourceDrain> drain_rounds(size_t sources, size_t round, size_t cap,
 		}
 	}
 	return out;
+}
+
+void SplicePlan::begin(Clock::time_point now)
+{
+	if (!last_page_)
+		last_page_ = now;
+	step_ = partial_ ? Step::ReadRest : Step::Splice;
+}
+
+SplicePlan::Op SplicePlan::next() const
+{
+	switch (step_) {
+	case Step::Splice:
+	case Step::SpliceAfterRead:
+		return Op::Splice;
+	case Step::ReadRest:
+	case Step::ReadOn:
+		return Op::Read;
+	case Step::Done:
+		break;
+	}
+	return Op::Stop;
+}
+
+void SplicePlan::done(Op op, bool got, Clock::time_point now)
+{
+	if (got)
+		last_page_ = now;
+	if (op == Op::Read && got)
+		partial_ = true;	// a copy up to the writer, or a whole page: either way safe
+	switch (step_) {
+	case Step::Splice:
+		if (!got)
+			step_ = last_page_ && now - *last_page_ >= quiet_ ? Step::ReadOn : Step::Done;
+		break;
+	case Step::ReadRest:
+		step_ = Step::SpliceAfterRead;
+		break;
+	case Step::SpliceAfterRead:
+		if (got)
+			partial_ = false;
+		step_ = got ? Step::Splice : Step::ReadOn;
+		break;
+	case Step::ReadOn:
+		if (!got)
+			step_ = Step::Done;
+		break;
+	case Step::Done:
+		break;
+	}
 }
 
 }  // namespace kprof

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace kprof {
@@ -35,6 +36,31 @@ struct PassPace {
 // rate (nothing read, no time) it is @p.min.
 std::chrono::nanoseconds pass_pause(uint64_t busiest_bytes, bool capped, std::chrono::nanoseconds since,
 				    uint64_t buffer_bytes, const PassPace &p = {});
+
+// The reading loop's pause after each pass, from the rate its passes
+// see. A pass that read nothing while the last one read something is one
+// between pages, not idleness: a reader that takes only whole pages
+// (splice()) finds none on some passes at a steady rate. It leaves the
+// rate and the pause as they were, and the next pass's bytes are counted
+// from the last pass that read any. Past @p.max twice over it is idle: the
+// data after an idle stretch came after the wake, not over the whole gap.
+class Pacer {
+public:
+	using Clock = std::chrono::steady_clock;
+	explicit Pacer(uint64_t buffer_bytes, const PassPace &p = {}) : buffer_bytes_(buffer_bytes), p_(p) {}
+	// A pass at @now read @busiest bytes from its busiest CPU, and stopped
+	// at its page limit on some CPU (@capped).
+	void pass(uint64_t busiest, bool capped, Clock::time_point now);
+	std::chrono::nanoseconds pause() const { return pause_; }
+	Clock::time_point last_pass() const { return last_pass_; }
+
+private:
+	uint64_t buffer_bytes_;
+	PassPace p_;
+	std::chrono::nanoseconds pause_ = p_.min;
+	Clock::time_point last_pass_{};
+	std::optional<Clock::time_point> rated_from_;	// the last pass that read something
+};
 
 // One read from a CPU's buffer: whether it gave a page, the bytes of
 // records in it, and whether it was partial (last: writers_page()).
@@ -70,5 +96,49 @@ inline bool writers_page(uint64_t bytes, size_t page_size)
 {
 	return bytes * 4 < uint64_t(page_size) * 3;
 }
+
+// How one CPU's buffer is taken where it cannot be mapped: whole pages by
+// splice() as the writers leave them (the kernel swaps each out of the
+// ring, as for trace-cmd record), and the writer's own page copied by
+// read() only once the CPU has given no whole page for @quiet: a quiet
+// CPU's records would otherwise wait until its page fills, irq -T's hit
+// among them. read() copies the writer's page an event at a time, each
+// step waiting on the writer if it is crossing the page's end: that wait
+// is what warned on 6.1 under load ("writer not moving forward").
+//
+// A page read() copied in part stays the kernel's reader page, and
+// splice() takes no page read in part: it gives nothing until read() has
+// taken the rest. So a CPU that was read is, at its next pass, read once
+// (the rest of that page, whole if the writer has left it), then spliced:
+// a page means the writer got ahead, and splicing goes on; none, and it is
+// read up to the writer again, as read() alone would.
+class SplicePlan {
+public:
+	using Clock = std::chrono::steady_clock;
+	enum class Op { Splice, Read, Stop };
+
+	explicit SplicePlan(Clock::duration quiet) : quiet_(quiet) {}
+	// A pass over the CPUs begins at @now.
+	void begin(Clock::time_point now);
+	// What to do next in this pass (Stop: this CPU is done for it).
+	Op next() const;
+	// @op took a page (@got) at @now, or nothing.
+	void done(Op op, bool got, Clock::time_point now);
+	// Whether the kernel's reader page may be one read() took in part.
+	bool partial() const { return partial_; }
+
+private:
+	enum class Step {
+		Splice,			// whole pages, while they come
+		ReadRest,		// once: the rest of the page read in part
+		SpliceAfterRead,	// a whole page behind it?
+		ReadOn,			// no: up to the writer
+		Done,
+	};
+	Clock::duration quiet_;
+	Step step_ = Step::Splice;
+	bool partial_ = false;
+	std::optional<Clock::time_point> last_page_;	// when this CPU last gave a page (or the first pass)
+};
 
 }  // namespace kprof

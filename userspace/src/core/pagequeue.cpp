@@ -2,8 +2,35 @@
 #include "core/pagequeue.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace kprof {
+
+namespace {
+
+constexpr std::pair<ReaderWay, const char *> kReaderNames[] = {
+	{ReaderWay::Mmap, "mmap"},
+	{ReaderWay::Splice, "splice"},
+	{ReaderWay::Read, "read"},
+};
+
+}  // namespace
+
+const char *reader_name(ReaderWay w)
+{
+	for (const auto &[way, name] : kReaderNames)
+		if (way == w)
+			return name;
+	return "?";
+}
+
+std::optional<ReaderWay> reader_way(std::string_view name)
+{
+	for (const auto &[way, n] : kReaderNames)
+		if (name == n)
+			return way;
+	return std::nullopt;
+}
 
 std::vector<uint8_t> PageQueue::buffer(size_t size)
 {

@@ -14,16 +14,29 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace kprof {
+
+// How the reading thread takes pages off the kernel's buffers: from their
+// mapping (kernels from 6.10), whole by splice() with the writer's page
+// read() on quiet CPUs, or all by read() (KPROFCTL_READER=read).
+enum class ReaderWay : uint8_t { Mmap, Splice, Read };
+
+// Its name in reports and in KPROFCTL_READER: "mmap", "splice", "read".
+const char *reader_name(ReaderWay w);
+// The way @name names, if any.
+std::optional<ReaderWay> reader_way(std::string_view name);
 
 // What the queue went through, for the report's loss section.
 struct QueueFigures {
 	uint64_t limit_bytes = 0;
 	uint64_t high_water_bytes = 0;	// the most it held at once
 	uint64_t waits = 0;		// pushes that waited at the limit
-	bool mapped = false;		// pages taken from mapped buffers, not read
+	ReaderWay reader = ReaderWay::Read;
+	// With splice(): pages taken whole, and pages read() copied.
+	uint64_t spliced = 0, copied = 0;
 };
 
 class PageQueue {

@@ -149,10 +149,13 @@ void render_loss_text(std::ostringstream &o, const Report &r)
 		  << l.ring.commit_overrun << "/" << l.ring.dropped << "/" << l.ring.entries << "/"
 		  << l.header_missed << (l.lossy_pages ? "+?" : "") << (l.bad_pages ? " (bad pages!)" : "");
 	o << "\n";
-	if (const auto &q = r.reader_queue)
-		o << "pages queued for decoding (" << (q->mapped ? "mapped" : "read") << "): at most "
-		  << q->high_water_bytes / 1024 << " of "
-		  << q->limit_bytes / 1024 << " KiB, " << q->waits << " waits for room\n";
+	if (const auto &q = r.reader_queue) {
+		o << "pages queued for decoding (" << reader_name(q->reader);
+		if (q->reader == ReaderWay::Splice)
+			o << ": " << q->spliced << " whole, " << q->copied << " copied by read()";
+		o << "): at most " << q->high_water_bytes / 1024 << " of " << q->limit_bytes / 1024 << " KiB, "
+		  << q->waits << " waits for room\n";
+	}
 	if (!r.checked) {
 		o << "\ncross-check: " << r.check_note << "\n";
 		return;
@@ -414,11 +417,16 @@ nlohmann::json render_json(const Report &r)
 		out["functions"] = funcs_json(r);
 		out["cpus"] = r.cpus;
 	}
-	if (const auto &q = r.reader_queue)
-		out["loss"]["reader_queue"] = {{"reader", q->mapped ? "mmap" : "read"},
+	if (const auto &q = r.reader_queue) {
+		out["loss"]["reader_queue"] = {{"reader", reader_name(q->reader)},
 					       {"limit_bytes", q->limit_bytes},
 					       {"high_water_bytes", q->high_water_bytes},
 					       {"waits", q->waits}};
+		if (q->reader == ReaderWay::Splice) {
+			out["loss"]["reader_queue"]["spliced_pages"] = q->spliced;
+			out["loss"]["reader_queue"]["copied_pages"] = q->copied;
+		}
+	}
 	if (r.in_kernel) {
 		out["loss"]["overflow"] = r.overflow;
 		out["loss"]["untracked"] = r.untracked;

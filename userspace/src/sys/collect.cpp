@@ -178,6 +178,19 @@ Plan base_plan(Source source, const CollectOptions &opts)
 	return plan;
 }
 
+// KPROFCTL_READER, if set: mmap (the default), splice or read.
+ReaderWay Session::wanted_reader()
+{
+	const char *env = std::getenv(kReaderEnv);
+	if (!env || !*env)
+		return ReaderWay::Mmap;
+	if (const auto way = reader_way(env))
+		return *way;
+	throw UsageError(std::string(kReaderEnv) + "='" + env + "': expected " +
+			 reader_name(ReaderWay::Mmap) + ", " + reader_name(ReaderWay::Splice) + " or " +
+			 reader_name(ReaderWay::Read));
+}
+
 Session::Session(const Plan &plan, const CollectOptions &opts, Watcher *watcher)
 	: plan_(plan), tep_(tep_from_tracefs(plan.tdir, plan.context)), decoder_(tep_.get()),
 	  inst_(opts.instance, Instance::Mode::Session), watcher_(watcher)
@@ -193,7 +206,7 @@ Session::Session(const Plan &plan, const CollectOptions &opts, Watcher *watcher)
 	if (plan.some_cpus)
 		inst_.set("tracing_cpumask", cpumask_hex(plan.cpus));
 	inst_.set("trace", "", false);	// start from an empty buffer
-	// poll() wakes on any data: pace() spaces the passes. A watermark
+	// poll() wakes on any data: pacer_ spaces the passes. A watermark
 	// (buffer_percent > 0) makes poll() and the writers call the kernel's
 	// ring_buffer_nr_dirty_pages(), whose WARN_ON_ONCE(read > cnt + 1)
 	// fired in a 6.1 guest with an 8 KiB buffer overwritten while this
@@ -202,14 +215,14 @@ Session::Session(const Plan &plan, const CollectOptions &opts, Watcher *watcher)
 	// Context events are set against the kprof deltas (ktime_get_ns()).
 	if (!plan.context.empty())
 		inst_.set(kTraceClockFile, "mono");
-	const char *reader = std::getenv(kReaderEnv);
-	const bool map = !reader || std::string_view(reader) != "read";
+	const ReaderWay want = wanted_reader();
 	for (int c : plan.cpus) {
-		readers_.push_back(std::make_unique<CpuReader>(inst_, c, map));
+		readers_.push_back(std::make_unique<CpuReader>(inst_, c, want));
 		const RingMap *m = readers_.back()->map();
-		cursors_.push_back(m ? MapCursor{m->reader_id(), m->reader_read()} : MapCursor{});
+		taking_.push_back({m ? MapCursor{m->reader_id(), m->reader_read()} : MapCursor{}});
 	}
 	buffer_bytes_ = buffer_bytes();
+	pacer_ = Pacer(buffer_bytes_, kPace);
 	samples_.reserve(4096);
 	const uint64_t all = buffer_bytes_ * readers_.size();
 	queue_ = std::make_unique<PageQueue>(std::clamp<uint64_t>(all, kQueueMin, kQueueMax));
@@ -374,8 +387,18 @@ PageRead Session::read_page(size_t i, Drain how)
 	CpuReader &r = *readers_[i];
 	if (RingMap *m = r.map())
 		return take_mapped(i, *m, how);
+	if (r.way() == ReaderWay::Splice && how != Drain::Flush)
+		return take_spliced(i);
 	auto buf = queue_->buffer(r.page_size());
-	const size_t n = how == Drain::Flush ? r.flush(buf) : r.read(buf);
+	const size_t n = r.read(buf);
+	copied_ += n && r.way() == ReaderWay::Splice;	// the end's rest
+	return queue_page(i, std::move(buf), n, how == Drain::Pass);
+}
+
+// @n bytes of @buf, read from CPU @i's buffer, queued (none: recycled).
+// @partial_ok: a partial page is the writer's, and ends the CPU's pass.
+PageRead Session::queue_page(size_t i, std::vector<uint8_t> &&buf, size_t n, bool partial_ok)
+{
 	if (!n) {
 		queue_->recycle(std::move(buf));
 		return {};
@@ -383,7 +406,28 @@ PageRead Session::read_page(size_t i, Drain how)
 	buf.resize(n);
 	const uint64_t bytes = decoder_.page_length(buf.data(), n);
 	queue_->push({uint32_t(i), kPage, std::move(buf)});
-	return {true, bytes, how == Drain::Pass && writers_page(bytes, r.page_size())};
+	return {true, bytes, partial_ok && writers_page(bytes, readers_[i]->page_size())};
+}
+
+// Reading thread, CPU @i's buffer spliced: whole pages, and read()s as
+// its SplicePlan says (the writer's page of a quiet CPU, and the rest of a
+// page read in part).
+PageRead Session::take_spliced(size_t i)
+{
+	CpuReader &r = *readers_[i];
+	SplicePlan &plan = taking_[i].plan;
+	auto buf = queue_->buffer(r.page_size());
+	for (auto op = plan.next(); op != SplicePlan::Op::Stop; op = plan.next()) {
+		const bool spliced = op == SplicePlan::Op::Splice;
+		const size_t n = spliced ? r.splice(buf) : r.read(buf);
+		plan.done(op, n > 0, Clock::now());
+		if (n) {
+			(spliced ? spliced_ : copied_)++;
+			return queue_page(i, std::move(buf), n, !spliced);
+		}
+	}
+	queue_->recycle(std::move(buf));
+	return {};
 }
 
 // Reading thread, CPU @i's buffer mapped: what its reader page holds past
@@ -395,7 +439,7 @@ PageRead Session::read_page(size_t i, Drain how)
 // the swap before it: no record is skipped.
 PageRead Session::take_mapped(size_t i, RingMap &map, Drain how)
 {
-	MapCursor &cur = cursors_[i];
+	MapCursor &cur = taking_[i].cursor;
 	for (int swaps = 0; swaps <= 2; swaps++) {
 		if (swaps)
 			map.swap();
@@ -422,6 +466,9 @@ PageRead Session::take_mapped(size_t i, RingMap &map, Drain how)
 Session::Drained Session::drain(Drain how)
 {
 	const size_t cap = how == Drain::Pass ? kPassPages : SIZE_MAX;
+	const auto now = Clock::now();
+	for (auto &t : taking_)
+		t.plan.begin(now);
 	const auto read = drain_rounds(readers_.size(), kRoundPages, cap, [&](size_t i) { return read_page(i, how); });
 	Drained d;
 	for (const auto &r : read) {
@@ -432,25 +479,14 @@ Session::Drained Session::drain(Drain how)
 	return d;
 }
 
-// The pause after the pass at @now: the rate is known only if the pass
-// before read something too (after an idle stretch the data came after
-// the wake, not over the whole gap).
-void Session::pace(const Drained &d, Clock::time_point now)
-{
-	const auto since = last_busiest_ ? now - last_pass_ : Clock::duration::zero();
-	pause_ = pass_pause(d.busiest, d.capped, since, buffer_bytes_, kPace);
-	last_pass_ = now;
-	last_busiest_ = d.busiest;
-}
-
 // Until a CPU's buffer holds data, @most has passed or a signal came;
-// after a wake on data, not before pause_ has passed since the pass that
+// after a wake on data, not before the pacer's pause has passed since the pass that
 // followed it.
 void Session::wait_for_data(Clock::duration most)
 {
-	const auto since = Clock::now() - last_pass_;
-	if (woke_on_data_ && since < pause_) {
-		const auto nap = std::min<Clock::duration>(pause_ - since, most);
+	const auto since = Clock::now() - pacer_.last_pass();
+	if (woke_on_data_ && since < pacer_.pause()) {
+		const auto nap = std::min<Clock::duration>(pacer_.pause() - since, most);
 		const auto ms = std::chrono::ceil<std::chrono::milliseconds>(nap).count();
 		if (ms > 0 && poll(nullptr, 0, int(ms)) < 0 && errno != EINTR)
 			throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
@@ -488,7 +524,8 @@ void Session::read_window(const CollectOptions &opts, Aggregator &agg, Collected
 	auto last_progress = start;
 	while (!window.over() && !(watcher_ && watcher_->stop()) && !queue_->aborted()) {
 		const auto now = Clock::now();
-		pace(drain(Drain::Pass), now);
+		const Drained d = drain(Drain::Pass);
+		pacer_.pass(d.busiest, d.capped, now);
 		if (tty && now - last_progress >= kProgressEvery) {
 			progress(now - start);
 			last_progress = now;
@@ -546,7 +583,10 @@ Collected Session::collect(const CollectOptions &opts, Aggregator &agg)
 	if (decode_error_)
 		std::rethrow_exception(decode_error_);
 	c.queue = queue_->figures();
-	c.queue.mapped = std::any_of(readers_.begin(), readers_.end(), [](const auto &r) { return r->map(); });
+	const bool mapped = std::any_of(readers_.begin(), readers_.end(), [](const auto &r) { return r->map(); });
+	c.queue.reader = mapped || readers_.empty() ? ReaderWay::Mmap : readers_.front()->way();
+	c.queue.spliced = spliced_;
+	c.queue.copied = copied_;
 	if (g_stop >= 2)
 		throw std::runtime_error("interrupted twice: no report; the events are disabled");
 	for (int cpu : plan_.cpus)

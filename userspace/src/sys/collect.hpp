@@ -157,15 +157,17 @@ private:
 		bool capped = false;
 	};
 	Drained drain(Drain how);
+	static ReaderWay wanted_reader();
 	PageRead read_page(size_t i, Drain how);
 	PageRead take_mapped(size_t i, RingMap &map, Drain how);
+	PageRead take_spliced(size_t i);
+	PageRead queue_page(size_t i, std::vector<uint8_t> &&buf, size_t n, bool partial_ok);
 	void consume(const PageQueue::Item &it, Aggregator &agg, Collected &c);
 	void progress(std::chrono::steady_clock::duration elapsed) const;
-	void pace(const Drained &d, std::chrono::steady_clock::time_point now);
 	void wait_for_data(std::chrono::steady_clock::duration most);
 	uint64_t buffer_bytes() const;
 
-	// How the reading loop paces itself (pace(), wait_for_data()).
+	// How the reading loop paces itself (pacer_, wait_for_data()).
 	static constexpr std::chrono::milliseconds kIdleWait{1000}, kWatchedWait{100}, kProgressEvery{500};
 	// A pass reads the CPUs kRoundPages at a time, each at most kPassPages.
 	static constexpr size_t kRoundPages = 16, kPassPages = 256;
@@ -175,8 +177,12 @@ private:
 	static constexpr uint64_t kQueueMin = 1 << 20, kQueueMax = 256 << 20;
 	// The decoding thread's name (15 characters at most).
 	static constexpr const char *kDecoderThread = "kprof-decode";
-	// Set to "read", the buffers are read even where they can be mapped.
+	// How the buffers are taken (reader_name(): "mmap", the default, falls
+	// back to "splice" where the kernel has no mapping).
 	static constexpr const char *kReaderEnv = "KPROFCTL_READER";
+	// A CPU that gave no whole page for this long has its writer's page
+	// read (SplicePlan).
+	static constexpr std::chrono::milliseconds kQuiet{250};
 
 	const Plan &plan_;
 	TepPtr tep_;
@@ -189,13 +195,17 @@ private:
 		uint32_t id = 0;
 		uint64_t done = 0;
 	};
-	std::vector<MapCursor> cursors_;	// the reading thread's, one per reader
+	// The reading thread's state of each reader's taking.
+	struct Taking {
+		MapCursor cursor;
+		SplicePlan plan{kQuiet};
+	};
+	std::vector<Taking> taking_;
+	uint64_t spliced_ = 0, copied_ = 0;	// pages of ReaderWay::Splice readers
 	std::vector<Sample> samples_;		// the decoding thread's
 	Watcher *watcher_;
 	uint64_t buffer_bytes_ = 0;		// the smallest per-CPU buffer
-	std::chrono::steady_clock::time_point last_pass_{};
-	uint64_t last_busiest_ = 0;
-	std::chrono::nanoseconds pause_ = kPace.min;
+	Pacer pacer_{0};
 	bool woke_on_data_ = false;
 	std::unique_ptr<PageQueue> queue_;
 	std::thread decoding_;

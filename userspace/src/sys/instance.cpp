@@ -293,12 +293,13 @@ int subbuf_size(const Instance &inst)
 
 // trace_pipe_raw is opened here, not by tracefs_cpu_open(), so that the
 // descriptor can be polled; libtracefs reads it without blocking.
-CpuReader::CpuReader(const Instance &inst, int cpu, bool map)
+CpuReader::CpuReader(const Instance &inst, int cpu, ReaderWay want)
 	: cpu_(cpu),
 	  fd_(open((inst.dir() + "/per_cpu/cpu" + std::to_string(cpu) + "/trace_pipe_raw").c_str(),
 		   O_RDONLY | O_NONBLOCK | O_CLOEXEC)),
 	  tcpu_(fd_ < 0 ? nullptr : tracefs_cpu_alloc_fd(fd_, subbuf_size(inst), true)),
-	  map_(map && tcpu_ ? RingMap::open(fd_) : std::nullopt)
+	  map_(want == ReaderWay::Mmap && tcpu_ ? RingMap::open(fd_) : std::nullopt),
+	  way_(map_ ? ReaderWay::Mmap : want == ReaderWay::Read ? ReaderWay::Read : ReaderWay::Splice)
 {
 	if (!tcpu_) {
 		const int err = errno;
@@ -318,14 +319,31 @@ CpuReader::~CpuReader()
 	close(fd_);
 }
 
-size_t CpuReader::read(std::span<uint8_t> into)
+// A nonblocking read finds nothing with EAGAIN; EINTR is a signal, seen
+// by the reading loop.
+size_t CpuReader::got(int n, size_t room, bool spliced) const
 {
-	return into.size() < page_size_ ? 0 : got(tracefs_cpu_read(tcpu_, into.data(), true), into.size());
+	if (n > 0)
+		return std::min(size_t(n), room);
+	if (n < 0 && errno != EAGAIN && errno != EINTR)
+		throw std::runtime_error(std::string(spliced ? "splice()" : "read()") + " of CPU " +
+					 std::to_string(cpu_) + "'s ring buffer: " + std::strerror(errno) +
+					 (spliced ? " (KPROFCTL_READER=read reads it with read() alone)" : ""));
+	return 0;
 }
 
-size_t CpuReader::flush(std::span<uint8_t> into)
+// tracefs_cpu_flush() reads what splice() left in the pipe first, then
+// the file: pages keep their order.
+size_t CpuReader::read(std::span<uint8_t> into)
 {
-	return into.size() < page_size_ ? 0 : got(tracefs_cpu_flush(tcpu_, into.data()), into.size());
+	return into.size() < page_size_ ? 0 : got(tracefs_cpu_flush(tcpu_, into.data()), into.size(), false);
+}
+
+size_t CpuReader::splice(std::span<uint8_t> into)
+{
+	if (into.size() < page_size_)
+		return 0;
+	return got(tracefs_cpu_buffered_read(tcpu_, into.data(), true), into.size(), true);
 }
 
 }  // namespace kprof

@@ -13,6 +13,7 @@
 // and says so.
 #pragma once
 
+#include "core/pagequeue.hpp"
 #include "sys/ringmap.hpp"
 #include "sys/tracefs_c.hpp"
 
@@ -83,14 +84,14 @@ private:
 	std::vector<std::pair<std::string, std::string>> saved_;	// rel, old value
 };
 
-// One CPU's raw ring buffer, read in whole sub-buffer pages.
 // The instance's clock, which kprofctl irq -T sets to "mono" and restores.
 inline constexpr const char *kTraceClockFile = "trace_clock";
 
+// One CPU's raw ring buffer, read in whole sub-buffer pages.
 class CpuReader {
 public:
-	// With @map, the buffer is mapped where the kernel allows it (map()).
-	CpuReader(const Instance &inst, int cpu, bool map);
+	// @want: Mmap where the kernel allows it (map()), else Splice.
+	CpuReader(const Instance &inst, int cpu, ReaderWay want);
 	~CpuReader();
 	CpuReader(const CpuReader &) = delete;
 	CpuReader &operator=(const CpuReader &) = delete;
@@ -101,13 +102,17 @@ public:
 	int fd() const { return fd_; }
 	// The bytes a read takes: a sub-buffer (a page, or buffer_subbuf_size_kb).
 	size_t page_size() const { return page_size_; }
-	// The next page into @into (page_size() bytes), without blocking: a
-	// page the writers have left, swapped out of the buffer whole, else
-	// what the writer's page holds, copied. The bytes the kernel gave; 0
-	// when there is none.
+	ReaderWay way() const { return way_; }
+	// The next page into @into (page_size() bytes), without blocking,
+	// by read(): a page the writers have left, swapped out of the buffer
+	// whole, else what the writer's page holds, copied (a page read in
+	// part is taken to its end first). Pages splice() took come first.
+	// The bytes the kernel gave; 0 when there is none.
 	size_t read(std::span<uint8_t> into);
-	// After tracing has stopped: the rest, partial pages included.
-	size_t flush(std::span<uint8_t> into);
+	// The next whole page, by splice() through a pipe (libtracefs takes up
+	// to 64 KiB at a time): 0 when the pipe is empty and the kernel has
+	// no page the writers have left. Throws on an error.
+	size_t splice(std::span<uint8_t> into);
 	// The buffer's mapping, if it has one: then pages are taken from it,
 	// not read (a read would copy them).
 	RingMap *map() { return map_ ? &*map_ : nullptr; }
@@ -117,9 +122,10 @@ private:
 	int fd_;
 	tracefs_cpu *tcpu_;
 	std::optional<RingMap> map_;	// unmapped before tcpu_ and fd_ go
-	// What a libtracefs read of a page (@n bytes, or < 0) left in a
-	// buffer of @room bytes: 0 for nothing.
-	static size_t got(int n, size_t room) { return n > 0 ? std::min(size_t(n), room) : 0; }
+	ReaderWay way_;
+	// What a libtracefs read of a page (@n bytes, or < 0 with errno) left
+	// in a buffer of @room bytes: 0 for nothing; throws on an error.
+	size_t got(int n, size_t room, bool spliced) const;
 	size_t page_size_ = 0;
 };
 
