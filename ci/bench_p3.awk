@@ -5,6 +5,8 @@
 # reader's CPU went, per thread or process) and the verdicts on the goals:
 # streaming keeps up with at least twice the rate trace-cmd record does,
 # at no more CPU per sample; in-kernel loses nothing at the highest rate.
+# Where a goal is not met: the reader's CPU and its threads' waits for a
+# CPU at the first rate at which it lost, beside trace-cmd's.
 # CPU_TICKS are USER_HZ (100) ticks.
 
 # med(A, N): the median of A[1..N] after sorting it in place
@@ -39,6 +41,7 @@ $1 == "P3" && NF >= 9 {
 	val["rate", key, i] = $5 / $8
 	val["lost", key, i] = $6
 	val["cpu", key, i] = $7 / $8
+	val["secs", key, i] = $8
 	# ms of CPU per 1000 samples (a tick is 10 ms)
 	val["cost", key, i] = $5 ? 10 * $7 * 1000 / $5 : 0
 	if ($6 > 0)
@@ -76,6 +79,41 @@ function best(tool,    r, key, b) {
 	return b
 }
 
+# waited(TOOL, RATE): the median over runs of the time TOOL's threads
+# waited for a CPU, summed over its threads (ms)
+function waited(tool, rate,    i, j, k, q, total) {
+	total = 0
+	for (i = 1; i <= nthreads; i++) {
+		split(threads[i], k, SUBSEP)
+		if (k[1] != tool || k[2] != rate)
+			continue
+		for (j = 1; j <= treps[threads[i]]; j++)
+			q[j] = tq[threads[i], j]
+		total += med(q, treps[threads[i]])
+	}
+	return total
+}
+
+# limits(S, T): what the runs show where S first lost events, beside T
+function limits(s, t,    r, key_s, key_t) {
+	for (r = 1; r <= nrates; r++) {
+		key_s = s SUBSEP rates[r]
+		if (runs[key_s] && (lossy[key_s] || bad[key_s]))
+			break
+	}
+	if (r > nrates)
+		return
+	key_t = t SUBSEP rates[r]
+	printf "- Where %s first lost events, at %d packets/s (%d of %d runs): it used %.0f %% of a vCPU", label[s],
+		rates[r], lossy[key_s], runs[key_s], median("cpu", key_s)
+	if (runs[key_t])
+		printf " (%s: %.0f %%, lost in %d of %d runs)", label[t], median("cpu", key_t), lossy[key_t], runs[key_t]
+	if (nthreads)
+		printf "; its threads waited %.0f ms for a CPU in %.0f s of traffic (%s: %.0f ms)", waited(s, rates[r]),
+			median("secs", key_s), label[t], waited(t, rates[r])
+	print "."
+}
+
 # goal(S, T): streaming reader S against trace-cmd T
 function goal(s, t,    bs, bt, ratio, met, r, key_s, key_t, worse, n) {
 	bs = best(s)
@@ -84,6 +122,8 @@ function goal(s, t,    bs, bt, ratio, met, r, key_s, key_t, worse, n) {
 	met = bt && bs >= 2 * bt
 	printf "- Goal: %s keeps up with >= 2x the rate of %s. Measured: %s, **%s**.\n", label[s], label[t], ratio,
 		(met ? "met" : "not met")
+	if (!met)
+		limits(s, t)
 	if (bt == rates[nrates] && bs == rates[nrates])
 		print "  Both kept up with every offered rate: the ratio is at least 1, and the guest offers no more."
 	worse = ""
