@@ -80,7 +80,9 @@ install_pkgs() {
 }
 
 # The 6.12 kernel of the matrix comes from bookworm-backports.
-if matrix_lines | grep -q ' bookworm-backports ' &&
+# (grep -q reads from a process substitution: under pipefail, a writer
+# it stops early would fail the test: 40 % of fresh runs did.)
+if grep -q ' bookworm-backports ' < <(matrix_lines) &&
 	! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
 	info "adding the bookworm-backports apt suite ($BACKPORTS)"
 	cat >"$BACKPORTS" <<'EOS'
@@ -197,7 +199,7 @@ unpack_vmlinuz() {
 
 # has_pvh ELF: the kernel image has a PVH entry point (the ELF note
 # XEN_ELFNOTE_PHYS32_ENTRY, type 18).
-has_pvh() { readelf -n "$1" 2>/dev/null | grep -q 'Unknown note type: (0x00000012)'; }
+has_pvh() { grep -q 'Unknown note type: (0x00000012)' < <(readelf -n "$1" 2>/dev/null); }
 
 # unpack_bzimage BZIMAGE OUT: the vmlinux inside an x86 bzImage, from the
 # payload that the boot protocol's header locates (Documentation/arch/x86/

@@ -58,7 +58,8 @@ newest_version() {
 	else
 		re=" $suite/"
 	fi
-	suite_apt_cache "$suite" madison "$pkg" | grep -E "$re" | awk -F'|' '{gsub(/ /, "", $2); print $2}' |
+	# Nothing found prints nothing: the caller says so.
+	suite_apt_cache "$suite" madison "$pkg" | awk -F'|' -v re="$re" '$0 ~ re {gsub(/ /, "", $2); print $2}' |
 		sort -V | tail -n 1
 }
 

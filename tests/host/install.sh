@@ -12,7 +12,7 @@ for f in lib/modules/$rel/extra/kprof.ko lib/modules/$rel/extra/kprof_pktproc.ko
 	usr/local/share/kprof/$rel/Module.symvers; do
 	[ -s "$dest/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
-if find "$dest/lib/modules/$rel/extra/" -name 'kprof_test_*' -o -name 'kprof_stress*' -o -name 'kprof_example*' | grep -q .; then
+if grep -q . < <(find "$dest/lib/modules/$rel/extra/" -name 'kprof_test_*' -o -name 'kprof_stress*' -o -name 'kprof_example*'); then
 	echo "FAIL: test or example modules installed"
 	exit 1
 fi

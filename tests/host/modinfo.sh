@@ -8,7 +8,7 @@ while read -r id rel _; do
 	ko=$KPROF_BUILD/modules/$rel/kprof_pktproc.ko
 	[ -f "$ko" ] || die "$ko not built; run 'make modules'"
 	for p in rate_pps batch irq_coalesce coalesce_usecs work_ns pass_overhead_ns ring_size nr_queues autostart kprof_hooks; do
-		if ! /sbin/modinfo -F parm "$ko" | grep -q "^$p:..*"; then
+		if ! grep -q "^$p:..*" < <(/sbin/modinfo -F parm "$ko"); then
 			echo "FAIL $id: parameter $p has no description"
 			status=1
 		fi
