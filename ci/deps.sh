@@ -81,7 +81,7 @@ install_pkgs() {
 
 # The 6.12 kernel of the matrix comes from bookworm-backports.
 # (grep -q reads from a process substitution: under pipefail, a writer
-# it stops early would fail the test: 40 % of fresh runs did.)
+# it stops early would fail the test, as 80 of 200 tries did here.)
 if grep -q ' bookworm-backports ' < <(matrix_lines) &&
 	! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
 	info "adding the bookworm-backports apt suite ($BACKPORTS)"
